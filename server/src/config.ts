@@ -1,0 +1,46 @@
+import path from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** PostgreSQL server mode for control data when set; SQLite in the data dir otherwise. */
+  databaseUrl?: string;
+  logLevel: LogLevel;
+  init: { orgId?: string; projectId?: string; apiKey?: string };
+  /** Largest accepted request body (bytes, after decompression for OTLP). */
+  bodyLimit: number;
+  /** Largest accepted OTLP request (bytes, after decompression). */
+  otlpBodyLimit: number;
+}
+
+const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
+    throw new Error(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  return Number(raw);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const logLevel = (env.SVC_LOG_LEVEL || 'info') as LogLevel;
+  if (!LEVELS.includes(logLevel)) throw new Error(`SVC_LOG_LEVEL must be one of ${LEVELS.join(', ')}`);
+  return {
+    port: intVar(env, 'SVC_PORT', 8080, 0, 65535),
+    host: env.SVC_HOST || '127.0.0.1',
+    dataDir: path.resolve(env.SVC_DATA_DIR || './data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    logLevel,
+    init: {
+      orgId: env.SVC_INIT_ORG_ID || undefined,
+      projectId: env.SVC_INIT_PROJECT_ID || undefined,
+      apiKey: env.SVC_INIT_API_KEY || undefined,
+    },
+    bodyLimit: intVar(env, 'SVC_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    otlpBodyLimit: intVar(env, 'SVC_OTLP_BODY_LIMIT_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+  };
+}

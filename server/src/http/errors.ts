@@ -1,0 +1,33 @@
+/** The one error type the service throws on purpose; the error handler turns it into `{error, message, details?}`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+export const invalidRequest = (message: string, details?: Record<string, unknown>) =>
+  new ApiError(400, 'invalid_request', message, details);
+
+export const unauthorized = () => new ApiError(401, 'unauthorized', 'authentication required');
+
+export const permissionDenied = (message = 'permission denied') => new ApiError(403, 'permission_denied', message);
+
+export const notFound = (what = 'resource') => new ApiError(404, 'not_found', `${what} not found`);
+
+export const tooLarge = (message: string, details?: Record<string, unknown>) =>
+  new ApiError(429, 'result_too_large', message, details);
+
+export const unavailable = (message: string, retryAfterSeconds = 1) =>
+  new ApiError(503, 'unavailable', message, undefined, { 'retry-after': String(retryAfterSeconds) });
+
+export interface ErrorBody {
+  error: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
