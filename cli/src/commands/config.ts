@@ -1,0 +1,75 @@
+/** `svc config set|unset|get|profiles|path` (our addition): edits the profiles file. */
+import { Argument, type Command } from 'commander';
+import { maskSecret, normalizeOrigin, PROFILE_KEYS, updateProfile, type Profile, type ProfileKey } from '../config.js';
+import type { Context } from '../context.js';
+import { usageError } from '../errors.js';
+import { renderTable } from '../output.js';
+
+const display = (key: ProfileKey, value: string | undefined): string | null =>
+  value === undefined ? null : key === 'api_key' ? maskSecret(value) : value;
+
+const keyArgument = () => new Argument('<key>', 'setting name').choices(PROFILE_KEYS);
+
+export function registerConfig(program: Command, ctx: Context): void {
+  const config = program.command('config').description('manage profiles in the config file');
+
+  config
+    .command('set')
+    .description('store a setting in the active profile')
+    .addArgument(keyArgument())
+    .argument('<value>', 'the value')
+    .action((key: ProfileKey, value: string) => {
+      if (value.trim() === '') throw usageError(`the value of ${key} must not be empty (use \`svc config unset ${key}\`)`);
+      const stored = key === 'api_url' || key === 'ingest_url' ? normalizeOrigin(value, key) : value;
+      const profile = ctx.profile().name.value;
+      updateProfile(ctx.configPath, profile, key, stored);
+      ctx.print({ profile, key, value: display(key, stored) }, () => `Set ${key} in profile "${profile}"\n`);
+    });
+
+  config
+    .command('unset')
+    .description('remove a setting from the active profile')
+    .addArgument(keyArgument())
+    .action((key: ProfileKey) => {
+      const profile = ctx.profile().name.value;
+      updateProfile(ctx.configPath, profile, key, undefined);
+      ctx.print({ profile, key, value: null }, () => `Removed ${key} from profile "${profile}"\n`);
+    });
+
+  config
+    .command('get')
+    .description('show the settings stored in the active profile (api_key is masked)')
+    .addArgument(keyArgument().argOptional())
+    .action((key: ProfileKey | undefined) => {
+      const { name, values } = ctx.profile();
+      const profile = name.value;
+      if (key !== undefined) {
+        const value = display(key, values[key]);
+        ctx.print({ profile, key, value }, () => renderTable(['KEY', 'VALUE'], [[key, value]], { color: ctx.color }));
+        return;
+      }
+      const settings: Profile = {};
+      for (const k of PROFILE_KEYS) if (values[k] !== undefined) settings[k] = display(k, values[k])!;
+      ctx.print({ profile, settings }, () =>
+        renderTable(['KEY', 'VALUE'], PROFILE_KEYS.map((k) => [k, settings[k]]), { color: ctx.color }),
+      );
+    });
+
+  config
+    .command('profiles')
+    .description('list profile names')
+    .action(() => {
+      const active = ctx.profile().name.value;
+      const profiles = Object.keys(ctx.loadConfig().profiles).sort();
+      ctx.print({ active, profiles }, () =>
+        renderTable(['NAME', 'ACTIVE'], profiles.map((p) => [p, p === active ? '*' : '']), { color: ctx.color }),
+      );
+    });
+
+  config
+    .command('path')
+    .description('print the location of the config file')
+    .action(() => {
+      ctx.print({ path: ctx.configPath }, () => `${ctx.configPath}\n`);
+    });
+}

@@ -1,0 +1,123 @@
+/** `svc projects list|create|update|delete|use|current`. */
+import type { Command } from 'commander';
+import { updateProfile } from '../config.js';
+import type { Context } from '../context.js';
+import { usageError } from '../errors.js';
+import { finiteNumber, nonEmpty, positiveInt, requireYes } from '../flags.js';
+import { renderTable } from '../output.js';
+
+export interface Project {
+  id: string;
+  name: string;
+  sampling_rate: number;
+  created_at: string;
+}
+
+interface ProjectPage {
+  projects: Project[];
+  next_cursor: string | null;
+}
+
+const HEADERS = ['ID', 'NAME', 'SAMPLING_RATE', 'CREATED_AT'];
+const row = (p: Project) => [p.id, p.name, p.sampling_rate, p.created_at];
+const projectPath = (id: string) => `/projects/${encodeURIComponent(id)}`;
+const samplingRate = finiteNumber('sampling rate', { min: 0, max: 1 });
+
+export function registerProjects(program: Command, ctx: Context): void {
+  const projects = program.command('projects').description('manage projects');
+
+  projects
+    .command('list')
+    .description('list projects')
+    .option('--limit <n>', 'page size', positiveInt('--limit'))
+    .option('--cursor <cursor>', 'continue from a next_cursor')
+    .option('--all', 'follow next_cursor until the last page')
+    .action(async (opts: { limit?: number; cursor?: string; all?: boolean }) => {
+      const client = ctx.client();
+      const all: Project[] = [];
+      let cursor = opts.cursor;
+      const seen = new Set<string>();
+      let next: string | null;
+      for (;;) {
+        const page = await client.get<ProjectPage>('/projects', { query: { limit: opts.limit, cursor } });
+        all.push(...(page?.projects ?? []));
+        next = page?.next_cursor ?? null;
+        if (!opts.all || next === null || seen.has(next)) break;
+        seen.add(next);
+        cursor = next;
+      }
+      if (opts.all) next = null;
+      ctx.print({ projects: all, next_cursor: next }, () => renderTable(HEADERS, all.map(row), { color: ctx.color }));
+      if (next !== null && ctx.format === 'table') ctx.note(`more projects: svc projects list --cursor ${next}`);
+    });
+
+  projects
+    .command('create')
+    .description('create a project')
+    .requiredOption('--name <name>', 'project name', nonEmpty('--name'))
+    .option('--sampling-rate <rate>', 'sampling rate between 0 and 1', samplingRate)
+    .action(async (opts: { name: string; samplingRate?: number }) => {
+      const body: Record<string, unknown> = { name: opts.name };
+      if (opts.samplingRate !== undefined) body.sampling_rate = opts.samplingRate;
+      const project = await ctx.client().post<Project>('/projects', { body });
+      ctx.print(project, () => renderTable(HEADERS, [row(project)], { color: ctx.color }));
+    });
+
+  projects
+    .command('update')
+    .description('change the name or sampling rate of a project')
+    .argument('<id>', 'project id')
+    .option('--name <name>', 'new name', nonEmpty('--name'))
+    .option('--sampling-rate <rate>', 'new sampling rate between 0 and 1', samplingRate)
+    .action(async (id: string, opts: { name?: string; samplingRate?: number }) => {
+      const body: Record<string, unknown> = {};
+      if (opts.name !== undefined) body.name = opts.name;
+      if (opts.samplingRate !== undefined) body.sampling_rate = opts.samplingRate;
+      if (Object.keys(body).length === 0) throw usageError('nothing to update: pass --name and/or --sampling-rate');
+      const project = await ctx.client().patch<Project>(projectPath(id), { body });
+      ctx.print(project, () => renderTable(HEADERS, [row(project)], { color: ctx.color }));
+    });
+
+  projects
+    .command('delete')
+    .description('delete a project (needs --yes)')
+    .argument('<id>', 'project id')
+    .option('--yes', 'confirm the deletion')
+    .action(async (id: string, opts: { yes?: boolean }) => {
+      requireYes(opts.yes, `deleting project ${id}`);
+      await ctx.client().delete(projectPath(id));
+      ctx.print({ deleted: true, id }, () => `Deleted project ${id}\n`);
+    });
+
+  projects
+    .command('use')
+    .description('make a project the active one of the current profile')
+    .argument('<id>', 'project id')
+    .action(async (id: string) => {
+      const project = await ctx.client().get<Project>(projectPath(id));
+      const profile = ctx.profile().name.value;
+      updateProfile(ctx.configPath, profile, 'project', id);
+      ctx.print({ profile, project }, () => `Active project of profile "${profile}" is now ${id} (${project?.name ?? id})\n`);
+      const s = ctx.settings();
+      if (s.project && s.project.source !== 'profile')
+        ctx.note(`note: ${s.project.source === 'flag' ? '--project' : 'SVC_PROJECT'} (${s.project.value}) still takes precedence`);
+    });
+
+  projects
+    .command('current')
+    .description('show the active project (--project, then SVC_PROJECT, then the profile)')
+    .action(async () => {
+      const active = ctx.activeProject();
+      if (!active) {
+        ctx.print(
+          { project: null },
+          () => 'No active project is set (use --project, SVC_PROJECT, or `svc projects use <id>`)\n',
+        );
+        return;
+      }
+      const project = await ctx.client().get<Project>(projectPath(active.value));
+      ctx.print({ project, source: active.source }, () =>
+        renderTable([...HEADERS, 'SOURCE'], [[...row(project), active.source]], { color: ctx.color }),
+      );
+    });
+}

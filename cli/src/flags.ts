@@ -1,0 +1,58 @@
+/** Commander argument parsers for flag values; a bad value becomes a usage error (exit 2). */
+import { InvalidArgumentError } from 'commander';
+import { usageError } from './errors.js';
+
+export function positiveInt(what: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value)))
+      throw new InvalidArgumentError(`${what} must be a positive integer.`);
+    return Number(value);
+  };
+}
+
+export function finiteNumber(what: string, range: { min?: number; max?: number } = {}) {
+  return (value: string): number => {
+    const n = value.trim() === '' ? NaN : Number(value);
+    const { min, max } = range;
+    if (!Number.isFinite(n) || (min !== undefined && n < min) || (max !== undefined && n > max)) {
+      const bounds =
+        min !== undefined && max !== undefined ? ` between ${min} and ${max}` : min !== undefined ? ` of at least ${min}` : '';
+      throw new InvalidArgumentError(`${what} must be a number${bounds}.`);
+    }
+    return n;
+  };
+}
+
+export function nonEmpty(what: string) {
+  return (value: string): string => {
+    if (value.trim() === '') throw new InvalidArgumentError(`${what} must not be empty.`);
+    return value;
+  };
+}
+
+/** Collects a repeatable flag into an array. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** `key=value` filters; a key given again ORs its values. Order of first appearance is kept. */
+export function parseFilters(items: string[]): { key: string; values: string[] }[] {
+  const out: { key: string; values: string[] }[] = [];
+  for (const item of items) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) throw usageError(`--filter must look like key=value, got "${item}"`);
+    const key = item.slice(0, eq).trim();
+    const value = item.slice(eq + 1);
+    if (key === '') throw usageError(`--filter must look like key=value, got "${item}"`);
+    const existing = out.find((f) => f.key === key);
+    if (existing) {
+      if (!existing.values.includes(value)) existing.values.push(value);
+    } else out.push({ key, values: [value] });
+  }
+  return out;
+}
+
+/** Refuses a destructive command without --yes: a usage error, and nothing is sent. */
+export function requireYes(yes: boolean | undefined, what: string): void {
+  if (!yes) throw usageError(`${what} is destructive and never prompts: pass --yes to confirm`);
+}

@@ -1,0 +1,201 @@
+/** The rules of API keys (spec 1, "Authentication" 1, 3, 6, 13; "Account and audit"; the API key listing entry). */
+import { ApiError, invalidRequest, notFound, permissionDenied } from '../../http/errors.js';
+import type { Principal } from '../../http/principal.js';
+import type { Clock, IdGenerator } from '../../lib/clock.js';
+import type { ControlStore } from '../../storage/control/stores.js';
+import type { AuditService } from '../audit/service.js';
+import { hashKey, keyPrefix, newKeySecret, plausibleKey } from './secret.js';
+import { isScope } from './scopes.js';
+import type { ApiKeyRecord } from './store.js';
+
+export const DEFAULT_EXPIRY_DAYS = 30;
+export const MAX_EXPIRY_DAYS = 365;
+const DAY_MS = 86_400_000;
+/** last_used_at is written at most this often per key, so reads do not become writes. */
+const LAST_USED_GRANULARITY_MS = 60_000;
+
+export interface CreateKeyInput {
+  name: string;
+  scopes: string[];
+  project_id?: string;
+  org_wide?: boolean;
+  expires_in_days?: number;
+}
+
+export interface UpdateKeyInput {
+  name?: string;
+  scopes?: string[];
+}
+
+export function keyStatus(k: ApiKeyRecord, now: Date): 'active' | 'revoked' | 'expired' {
+  if (k.status === 'revoked') return 'revoked';
+  return Date.parse(k.expiresAt) <= now.getTime() ? 'expired' : 'active';
+}
+
+export function keyView(k: ApiKeyRecord, now: Date) {
+  return {
+    id: k.id,
+    name: k.name,
+    status: keyStatus(k, now),
+    project_id: k.projectId,
+    org_wide: k.projectId === null,
+    key_prefix: k.keyPrefix,
+    scopes: k.scopes,
+    expires_at: k.expiresAt,
+    last_used_at: k.lastUsedAt,
+    created_at: k.createdAt,
+    revoked_at: k.revokedAt,
+    user_id: k.userId,
+    created_by_api_key_id: k.createdByApiKeyId,
+    created_by_state: k.createdByState,
+  };
+}
+
+function checkScopes(scopes: string[]): void {
+  if (scopes.length === 0) throw invalidRequest('scopes must name at least one scope');
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (unknown.length) throw invalidRequest(`unknown scope: ${unknown.join(', ')}`, { unknown_scopes: unknown });
+  if (new Set(scopes).size !== scopes.length) throw invalidRequest('scopes must not repeat');
+}
+
+export class ApiKeyService {
+  constructor(
+    private readonly store: ControlStore,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  /** Resolves a presented secret to a principal, re-reading the key's record on every call (rule 6). */
+  async authenticate(secret: string): Promise<Principal | undefined> {
+    if (!plausibleKey(secret)) return undefined;
+    const k = await this.store.apiKeys.findByHash(hashKey(secret));
+    const now = this.clock.now();
+    if (!k || keyStatus(k, now) !== 'active') return undefined;
+    if (!k.lastUsedAt || now.getTime() - Date.parse(k.lastUsedAt) >= LAST_USED_GRANULARITY_MS) {
+      await this.store.apiKeys.update(k.id, { lastUsedAt: now.toISOString() });
+    }
+    return { kind: 'api_key', keyId: k.id, orgId: k.orgId, projectId: k.projectId, scopes: new Set(k.scopes), userId: k.userId };
+  }
+
+  async create(caller: Principal, input: CreateKeyInput) {
+    const name = input.name.trim();
+    if (name === '') throw invalidRequest('name must not be empty');
+    checkScopes(input.scopes);
+    const orgWide = input.org_wide === true;
+    if (orgWide === (input.project_id !== undefined))
+      throw invalidRequest('give exactly one of project_id and org_wide: true');
+    const lacking = input.scopes.filter((s) => !caller.scopes.has(s));
+    if (lacking.length) throw permissionDenied(`a key cannot grant scopes its creator lacks: ${lacking.join(', ')}`);
+    if (caller.projectId !== null && (orgWide || input.project_id !== caller.projectId))
+      throw permissionDenied('a project-scoped key can only mint keys for its own project');
+    if (input.project_id !== undefined && !(await this.store.projects.find(caller.orgId, input.project_id)))
+      throw notFound('project');
+    const days = input.expires_in_days ?? DEFAULT_EXPIRY_DAYS;
+    const now = this.clock.now();
+    const secret = newKeySecret();
+    const rec: ApiKeyRecord = {
+      id: this.ids.uuid(),
+      orgId: caller.orgId,
+      projectId: orgWide ? null : input.project_id!,
+      name,
+      keyHash: hashKey(secret),
+      keyPrefix: keyPrefix(secret),
+      scopes: input.scopes,
+      status: 'active',
+      expiresAt: new Date(now.getTime() + days * DAY_MS).toISOString(),
+      lastUsedAt: null,
+      createdAt: now.toISOString(),
+      revokedAt: null,
+      // A key minted by a key that a person minted belongs to that person.
+      userId: caller.userId,
+      createdByApiKeyId: caller.keyId,
+      createdByState: 'api_key',
+    };
+    await this.store.transaction(async (tx) => {
+      await tx.apiKeys.insert(rec);
+      await this.audit.record(tx, caller, caller.orgId, {
+        projectId: rec.projectId,
+        eventType: 'api_key_created',
+        resource: 'api_key',
+        action: 'create',
+        result: 'success',
+        toolName: null,
+        targetId: rec.id,
+        targetApiKeyId: rec.id,
+        metadata: { scopes: rec.scopes, via: 'api' },
+      });
+    });
+    return { ...keyView(rec, now), key: secret };
+  }
+
+  /** The key as the caller may see it: another organization's or another project's key is missing. */
+  private async visible(caller: Principal, id: string): Promise<ApiKeyRecord> {
+    const k = await this.store.apiKeys.findById(caller.orgId, id);
+    if (!k || (caller.projectId !== null && k.projectId !== caller.projectId)) throw notFound('api key');
+    return k;
+  }
+
+  async get(caller: Principal, id: string) {
+    return keyView(await this.visible(caller, id), this.clock.now());
+  }
+
+  async list(caller: Principal, opts: { after?: { createdAt: string; id: string }; limit: number }) {
+    return this.store.apiKeys.list({ orgId: caller.orgId, projectId: caller.projectId ?? undefined, ...opts });
+  }
+
+  async update(caller: Principal, id: string, input: UpdateKeyInput) {
+    const k = await this.visible(caller, id);
+    if (k.status === 'revoked') throw new ApiError(409, 'conflict', 'a revoked key cannot be changed');
+    const name = input.name?.trim();
+    if (name === '') throw invalidRequest('name must not be empty');
+    if (input.scopes !== undefined) {
+      checkScopes(input.scopes);
+      const widened = input.scopes.filter((s) => !k.scopes.includes(s));
+      if (widened.length) throw invalidRequest(`scopes can only be narrowed; not held by the key: ${widened.join(', ')}`);
+    }
+    const nameChanges = name !== undefined && name !== k.name;
+    // Scopes are a distinct subset here, so they change exactly when fewer are named.
+    const scopesChange = input.scopes !== undefined && input.scopes.length !== k.scopes.length;
+    if (!nameChanges && !scopesChange) throw invalidRequest('the request changes nothing');
+    const now = this.clock.now();
+    const next = { ...k, name: nameChanges ? name! : k.name, scopes: scopesChange ? input.scopes! : k.scopes };
+    await this.store.transaction(async (tx) => {
+      await tx.apiKeys.update(k.id, { name: next.name, scopes: next.scopes });
+      await this.audit.record(tx, caller, caller.orgId, {
+        projectId: k.projectId,
+        eventType: 'api_key_updated',
+        resource: 'api_key',
+        action: 'update',
+        result: 'success',
+        toolName: null,
+        targetId: k.id,
+        targetApiKeyId: k.id,
+        metadata: { scopes: next.scopes, previous_scopes: k.scopes, via: 'api', ...(nameChanges ? { previous_name: k.name } : {}) },
+      });
+    });
+    return keyView(next, now);
+  }
+
+  async revoke(caller: Principal, id: string) {
+    const k = await this.visible(caller, id);
+    const now = this.clock.now();
+    if (k.status === 'revoked') return keyView(k, now); // permanent; revoking again changes nothing
+    const next: ApiKeyRecord = { ...k, status: 'revoked', revokedAt: now.toISOString() };
+    await this.store.transaction(async (tx) => {
+      await tx.apiKeys.update(k.id, { status: 'revoked', revokedAt: next.revokedAt });
+      await this.audit.record(tx, caller, caller.orgId, {
+        projectId: k.projectId,
+        eventType: 'api_key_revoked',
+        resource: 'api_key',
+        action: 'revoke',
+        result: 'success',
+        toolName: null,
+        targetId: k.id,
+        targetApiKeyId: k.id,
+        metadata: { scopes: k.scopes, via: 'api' },
+      });
+    });
+    return keyView(next, now);
+  }
+}

@@ -1,0 +1,36 @@
+/** Storage port of the api-keys domain. */
+export interface ApiKeyRecord {
+  id: string;
+  orgId: string;
+  projectId: string | null;
+  name: string;
+  keyHash: string;
+  keyPrefix: string;
+  scopes: string[];
+  status: 'active' | 'revoked';
+  expiresAt: string;
+  lastUsedAt: string | null;
+  createdAt: string;
+  revokedAt: string | null;
+  userId: string | null;
+  createdByApiKeyId: string | null;
+  createdByState: 'api_key' | 'user' | 'orphaned_user' | 'system';
+}
+
+export interface ApiKeyListQuery {
+  orgId: string;
+  /** Restrict to keys bound to this project (a project-scoped caller sees only its project). */
+  projectId?: string;
+  after?: { createdAt: string; id: string };
+  limit: number;
+}
+
+export interface ApiKeyStore {
+  insert(rec: ApiKeyRecord): Promise<void>;
+  findByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  findById(orgId: string, id: string): Promise<ApiKeyRecord | undefined>;
+  /** Newest first; returns up to `limit + 1` rows so the caller can tell whether more follow. */
+  list(q: ApiKeyListQuery): Promise<ApiKeyRecord[]>;
+  update(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'scopes' | 'status' | 'revokedAt' | 'lastUsedAt'>>): Promise<void>;
+  revokeByProject(projectId: string, at: string): Promise<string[]>;
+}

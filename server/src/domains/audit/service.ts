@@ -1,0 +1,57 @@
+import type { Clock, IdGenerator } from '../../lib/clock.js';
+import type { Principal } from '../../http/principal.js';
+import type { ControlStores } from '../../storage/control/stores.js';
+import type { AuditQuery, AuditRecord } from './store.js';
+
+export type AuditEntry = Omit<AuditRecord, 'id' | 'seq' | 'occurredAt' | 'actorKind' | 'actorId' | 'orgId'>;
+
+export class AuditService {
+  private lastSeq = 0;
+  constructor(
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  /** Microseconds since the epoch, strictly increasing within this process: orders "newest first". */
+  private nextSeq(at: Date): number {
+    this.lastSeq = Math.max(this.lastSeq + 1, at.getTime() * 1000);
+    return this.lastSeq;
+  }
+
+  /** Records one entry with the given stores (pass the transaction's stores to make it atomic with the change). */
+  async record(stores: ControlStores, actor: Principal | 'system', orgId: string, entry: AuditEntry): Promise<AuditRecord> {
+    const at = this.clock.now();
+    const rec: AuditRecord = {
+      ...entry,
+      id: this.ids.uuid(),
+      seq: this.nextSeq(at),
+      orgId,
+      occurredAt: at.toISOString(),
+      actorKind: actor === 'system' ? 'system' : 'api_key',
+      actorId: actor === 'system' ? null : actor.keyId,
+    };
+    await stores.audit.insert(rec);
+    return rec;
+  }
+
+  list(stores: ControlStores, principal: Principal, q: Omit<AuditQuery, 'orgId' | 'projectId'>) {
+    return stores.audit.list({ ...q, orgId: principal.orgId, projectId: principal.projectId ?? undefined });
+  }
+}
+
+export function auditView(r: AuditRecord) {
+  return {
+    id: r.id,
+    occurred_at: r.occurredAt,
+    result: r.result,
+    resource: r.resource,
+    action: r.action,
+    tool_name: r.toolName,
+    affected_object: r.targetId,
+    event_type: r.eventType,
+    target_api_key_id: r.targetApiKeyId,
+    project_id: r.projectId,
+    actor: { kind: r.actorKind, api_key_id: r.actorId },
+    metadata: r.metadata,
+  };
+}

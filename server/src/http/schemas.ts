@@ -1,0 +1,20 @@
+/** Schemas shared by many routes. */
+import { Type } from '@sinclair/typebox';
+
+export const ErrorResponse = Type.Object(
+  { error: Type.String(), message: Type.String(), details: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
+  { $id: 'ErrorResponse', description: 'Every non-2xx answer' },
+);
+
+/** Standard error answers a route can give, for the OpenAPI description. */
+export function errors(...codes: number[]) {
+  return Object.fromEntries(codes.map((c) => [c, Type.Ref('ErrorResponse')]));
+}
+
+export const ProjectSelectorQuery = {
+  project_id: Type.Optional(
+    Type.String({ description: 'required for organization-level credentials; a project-scoped key may omit it or repeat its own project' }),
+  ),
+};
+
+export const Uuidish = Type.String({ minLength: 1, maxLength: 200 });

@@ -1,0 +1,50 @@
+/** Reads the configuration, opens the stores, listens, and shuts down gracefully on SIGTERM/SIGINT. */
+import { buildApp } from './app.js';
+import { loadConfig } from './config.js';
+import { buildContext } from './context.js';
+import { bootstrap } from './domains/organizations/bootstrap.js';
+import { openStores } from './stores.js';
+
+async function main() {
+  const config = loadConfig();
+  const { control, telemetry } = await openStores(config);
+  const ctx = buildContext({ config, control, telemetry });
+  const init = await bootstrap(control, ctx.audit, ctx.clock, ctx.ids, config.init);
+  const app = await buildApp(ctx);
+  if (init.created) {
+    app.log.info({ org_id: init.orgId, project_id: init.projectId }, 'initialized an empty store');
+    if (init.generatedKey) {
+      // Printed once, to the terminal, never to the structured log.
+      process.stderr.write(
+        `\nOwner API key (shown once, store it now):\n  ${init.generatedKey}\n` +
+          `Organization: ${init.orgId}\nProject:      ${init.projectId}\n\n`,
+      );
+    }
+  }
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    try {
+      await app.close(); // stops accepting, waits for in-flight requests, runs onClose hooks (flushes)
+      await telemetry.close();
+      await control.close();
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'unclean shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  const address = await app.listen({ port: config.port, host: config.host });
+  app.log.info({ address, data_dir: config.dataDir, control: control.dialect }, 'listening');
+}
+
+main().catch((err) => {
+  process.stderr.write(`svc failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

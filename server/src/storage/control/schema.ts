@@ -1,0 +1,64 @@
+/** Table types of the control store, shared by the SQLite and PostgreSQL dialects. Times are ISO-8601 text. */
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ProjectsTable {
+  id: string;
+  org_id: string;
+  name: string;
+  sampling_rate: number;
+  created_at: string;
+  deleted_at: string | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  org_id: string;
+  project_id: string | null;
+  name: string;
+  key_hash: string;
+  key_prefix: string;
+  scopes: string; // JSON array
+  status: string; // active | revoked
+  expires_at: string;
+  last_used_at: string | null;
+  created_at: string;
+  revoked_at: string | null;
+  user_id: string | null;
+  created_by_api_key_id: string | null;
+  created_by_state: string;
+}
+
+export interface AuditEventsTable {
+  id: string;
+  seq: number;
+  org_id: string;
+  project_id: string | null;
+  occurred_at: string;
+  actor_kind: string;
+  actor_id: string | null;
+  event_type: string | null;
+  resource: string;
+  action: string;
+  result: string;
+  tool_name: string | null;
+  target_id: string | null;
+  target_api_key_id: string | null;
+  metadata: string; // JSON object
+}
+
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+export interface ControlDatabase {
+  organizations: OrganizationsTable;
+  projects: ProjectsTable;
+  api_keys: ApiKeysTable;
+  audit_events: AuditEventsTable;
+  svc_meta: MetaTable;
+}

@@ -1,0 +1,63 @@
+/**
+ * The embedded telemetry store: one DuckDB file in the data dir (or in memory for tests).
+ * One connection is reserved for the writer (group commit); reads take a connection from a small pool,
+ * so a slow query never blocks ingestion.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { TELEMETRY_SCHEMA } from './schema.js';
+
+export interface TelemetryDb {
+  instance: DuckDBInstance;
+  /** The writer's own connection; only the writer uses it. */
+  writer: DuckDBConnection;
+  /** Runs `fn` with a reader connection. */
+  read<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openTelemetryDb(opts: { dataDir?: string; memory?: boolean; readers?: number }): Promise<TelemetryDb> {
+  let file = ':memory:';
+  if (!opts.memory) {
+    if (!opts.dataDir) throw new Error('dataDir is required for a file-backed telemetry store');
+    fs.mkdirSync(opts.dataDir, { recursive: true });
+    file = path.join(opts.dataDir, 'telemetry.duckdb');
+  }
+  const instance = await DuckDBInstance.create(file);
+  const writer = await instance.connect();
+  for (const stmt of TELEMETRY_SCHEMA) await writer.run(stmt);
+  const idle: DuckDBConnection[] = [];
+  const waiting: ((c: DuckDBConnection) => void)[] = [];
+  for (let i = 0; i < (opts.readers ?? 4); i++) idle.push(await instance.connect());
+  const all = [writer, ...idle];
+  let closed = false;
+
+  async function read<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+    if (closed) throw new Error('telemetry store is closed');
+    const c = idle.pop() ?? (await new Promise<DuckDBConnection>((resolve) => waiting.push(resolve)));
+    try {
+      return await fn(c);
+    } finally {
+      const next = waiting.shift();
+      if (next) next(c);
+      else idle.push(c);
+    }
+  }
+
+  return {
+    instance,
+    writer,
+    read,
+    ping: () => read(async (c) => void (await c.run('SELECT 1'))),
+    async close() {
+      if (closed) return;
+      closed = true;
+      // Fold the WAL into the file so the next start opens quickly.
+      await writer.run('CHECKPOINT').catch(() => undefined);
+      for (const c of all) c.closeSync();
+      instance.closeSync();
+    },
+  };
+}

@@ -1,0 +1,17 @@
+/** Opens both stores from the configuration. */
+import type { Config } from './config.js';
+import { openControlStore } from './storage/control/open.js';
+import { controlStore, type ControlStore } from './storage/control/stores.js';
+import { openTelemetryDb, type TelemetryDb } from './storage/telemetry/duckdb/open.js';
+
+export async function openStores(config: Config): Promise<{ control: ControlStore; telemetry: TelemetryDb }> {
+  const { db, dialect } = await openControlStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const control = controlStore(db, dialect);
+  try {
+    const telemetry = await openTelemetryDb({ dataDir: config.dataDir });
+    return { control, telemetry };
+  } catch (e) {
+    await control.close();
+    throw e;
+  }
+}

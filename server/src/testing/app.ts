@@ -1,0 +1,87 @@
+/** One app per test file: in-memory SQLite (or a throwaway PostgreSQL schema) and in-memory DuckDB. */
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../app.js';
+import { loadConfig } from '../config.js';
+import { buildContext, type AppContext } from '../context.js';
+import { bootstrap } from '../domains/organizations/bootstrap.js';
+import type { Clock } from '../lib/clock.js';
+import { openControlStore } from '../storage/control/open.js';
+import { controlStore } from '../storage/control/stores.js';
+import { openTelemetryDb } from '../storage/telemetry/duckdb/open.js';
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  /** Org-wide key holding every scope. */
+  ownerKey: string;
+  orgId: string;
+  projectId: string;
+  close(): Promise<void>;
+  /** app.inject with the owner key unless `key` says otherwise (null: no credential). */
+  call(opts: InjectOptions & { key?: string | null }): Promise<LightMyRequestResponse>;
+}
+
+export async function openTestControl(dialect: 'sqlite' | 'postgres') {
+  const pgSchema = `t_${randomBytes(6).toString('hex')}`;
+  const { db } =
+    dialect === 'postgres'
+      ? await openControlStore({ databaseUrl: TEST_DATABASE_URL, pgSchema })
+      : await openControlStore({ sqlitePath: ':memory:' });
+  const store = controlStore(db, dialect);
+  return {
+    store,
+    async drop() {
+      if (dialect === 'postgres') {
+        const { sql } = await import('kysely');
+        await sql.raw(`DROP SCHEMA IF EXISTS ${pgSchema} CASCADE`).execute(db);
+      }
+      await store.close();
+    },
+  };
+}
+
+export async function testApp(opts: { dialect?: 'sqlite' | 'postgres'; clock?: Clock; env?: NodeJS.ProcessEnv } = {}): Promise<TestApp> {
+  const config = loadConfig({ SVC_LOG_LEVEL: 'silent', ...opts.env });
+  const control = await openTestControl(opts.dialect ?? 'sqlite');
+  const telemetry = await openTelemetryDb({ memory: true });
+  const ctx = buildContext({ config, control: control.store, telemetry, clock: opts.clock });
+  const init = await bootstrap(control.store, ctx.audit, ctx.clock, ctx.ids, {});
+  const app = await buildApp(ctx, { logger: false });
+  await app.ready();
+  const ownerKey = init.generatedKey!;
+  return {
+    app,
+    ctx,
+    ownerKey,
+    orgId: init.orgId,
+    projectId: init.projectId,
+    async close() {
+      await app.close();
+      await telemetry.close();
+      await control.drop();
+    },
+    call({ key, headers, ...rest }) {
+      const k = key === undefined ? ownerKey : key;
+      return app.inject({ ...rest, headers: { ...(k === null ? {} : { 'x-svc-api-key': k }), ...headers } });
+    },
+  };
+}
+
+/** A fresh project and a key bound to it, so each test has its own data. */
+export async function projectWithKey(t: TestApp, scopes: string[], name = 'p'): Promise<{ projectId: string; key: string; keyId: string }> {
+  const p = await t.call({ method: 'POST', url: '/api/v1/projects', payload: { name } });
+  if (p.statusCode !== 201) throw new Error(`project create failed: ${p.body}`);
+  const projectId = p.json().id as string;
+  const k = await t.call({ method: 'POST', url: '/api/v1/account/api-keys', payload: { name: `${name}-key`, scopes, project_id: projectId } });
+  if (k.statusCode !== 201) throw new Error(`key create failed: ${k.body}`);
+  return { projectId, key: k.json().key, keyId: k.json().id };
+}
+
+/** A fixed, settable clock. */
+export function fixedClock(iso: string): Clock & { set(iso: string): void; advance(ms: number): void } {
+  let t = Date.parse(iso);
+  return { now: () => new Date(t), set: (s) => void (t = Date.parse(s)), advance: (ms) => void (t += ms) };
+}
