@@ -14,6 +14,12 @@ import { projectRoutes } from './domains/projects/routes.js';
 
 export const API_PREFIX = '/api/v1';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    declaredRoutes: { method: string; url: string }[];
+  }
+}
+
 export interface BuildOptions {
   /** pino options; false silences the request log (tests). */
   logger?: boolean | { level: string };
@@ -23,12 +29,17 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   const app = Fastify({
     logger: opts.logger ?? { level: ctx.config.logLevel },
     bodyLimit: ctx.config.bodyLimit,
-    querystringParser: lenientQuery,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000 },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000, querystringParser: lenientQuery },
   });
   app.setValidatorCompiler(validatorCompiler);
+  // Every declared route, so a test can prove the OpenAPI description covers them all.
+  const declared: { method: string; url: string }[] = [];
+  app.decorate('declaredRoutes', declared);
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) if (method !== 'HEAD') declared.push({ method, url: r.url });
+  });
   registerErrorHandling(app);
   app.addSchema(ErrorResponse);
   await app.register(swagger, {
@@ -50,7 +61,11 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   healthRoutes(app, ctx);
   await app.register(
     async (api) => {
-      api.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+      api.get(
+        '/openapi.json',
+        { config: { auth: 'none' }, schema: { tags: ['meta'], summary: 'this OpenAPI 3.1 description, generated from the route schemas' } },
+        async () => app.swagger(),
+      );
       projectRoutes(api, ctx);
       apiKeyRoutes(api, ctx);
       auditRoutes(api, ctx);

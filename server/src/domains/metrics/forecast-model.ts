@@ -44,7 +44,12 @@
  *     with n observed points and P populated phases (the adjustment keeps pure noise near 0 even
  *     with only two seasons of history). A series that is flat after detrending (constant,
  *     linear ramp) has strength 0.
- *   - NONSEASONAL when strength < 0.3 ({@link NONSEASONAL_STRENGTH_THRESHOLD}).
+ *   - NONSEASONAL when strength < max(0.3, noise ceiling). 0.3 is
+ *     {@link NONSEASONAL_STRENGTH_THRESHOLD}. The noise ceiling is the strength that pure Gaussian
+ *     noise would exceed only ~1 % of the time: under noise the unadjusted share R² follows
+ *     Beta((P - 1) / 2, (n - 1 - P) / 2); ceiling = adjusted(mean + 2.33·sd). It only matters
+ *     for short histories (≈ 0.47 at the 48-point minimum for 1h, ≈ 0.10 for 7 days of 1h), where
+ *     each phase is estimated from two or three points and noise can look seasonal.
  *
  * Model
  *   - Additive damped-trend Holt-Winters (level, trend, additive daily season; φ = 0.98 so long
@@ -69,14 +74,14 @@
  *     confidence = strength · max(0, 1 - SSE₁ / SST) · observed_fraction
  *   where SSE₁/SST compares one-step-ahead errors with the variance of the same observed points
  *   and observed_fraction = history_points / grid span. It is 0 for IRREGULAR and
- *   INSUFFICIENT_HISTORY, and (being ≤ strength) below 0.3 for NONSEASONAL.
+ *   INSUFFICIENT_HISTORY, and (being ≤ strength) below the strength threshold for NONSEASONAL.
  *
  * `forecast[]` is populated only in READY: `horizon` points at last_ts + h·interval, h = 1..horizon.
  * Every number in the output is finite. Invalid arguments (interval not a positive integer,
  * horizon not an integer in 1..1000, sensitivity not 0 or within 1..10) throw a RangeError: the
  * HTTP layer validates them first, so that is a programming error.
  *
- * Performance: one pass per parameter combination (≤ 132), so seven days of 1-minute data
+ * Performance: one pass per parameter combination (148), so seven days of 1-minute data
  * (10,080 points) fits in a few milliseconds.
  */
 
@@ -287,9 +292,29 @@ function buildGrid(history: Observation[], intervalMs: number, span: number, s: 
 // Seasonal strength
 // ---------------------------------------------------------------------------------------------
 
-/** Degrees-of-freedom adjusted share of detrended variance explained by per-phase means (observed points only). */
-export function seasonalStrengthOf(z: ArrayLike<number>, observed: ArrayLike<number>, s: number): number {
-  if (s < 2) return 0;
+export interface SeasonalStrength {
+  /** Degrees-of-freedom adjusted share of detrended variance explained by the daily profile, 0..1. */
+  strength: number;
+  /** Strength that pure Gaussian noise exceeds only ~1 % of the time for this n and phase count. */
+  noiseCeiling: number;
+}
+
+const NONE: SeasonalStrength = { strength: 0, noiseCeiling: 0 };
+
+/** Adjusted strength that pure noise exceeds only ~1 % of the time (normal approximation to the null Beta law of R²). */
+function noiseCeilingOf(n: number, populated: number): number {
+  const a = (populated - 1) / 2;
+  const b = (n - 1 - populated) / 2;
+  if (a <= 0 || b <= 0) return 0;
+  const mean = a / (a + b);
+  const sd = Math.sqrt((a * b) / ((a + b) * (a + b) * (a + b + 1)));
+  const r2 = Math.min(1, mean + 2.33 * sd);
+  return clamp01(1 - ((1 - r2) * (n - 2)) / (n - 1 - populated));
+}
+
+/** Seasonal strength of z on its observed points: linear detrend, per-phase means, adjusted share of variance explained. */
+export function seasonalStrengthOf(z: ArrayLike<number>, observed: ArrayLike<number>, s: number): SeasonalStrength {
+  if (s < 2) return NONE;
   let n = 0;
   let sumT = 0;
   let sumZ = 0;
@@ -299,7 +324,7 @@ export function seasonalStrengthOf(z: ArrayLike<number>, observed: ArrayLike<num
     sumT += i;
     sumZ += z[i];
   }
-  if (n < 3) return 0;
+  if (n < 3) return NONE;
   const meanT = sumT / n;
   const meanZ = sumZ / n;
   let sxx = 0;
@@ -328,8 +353,9 @@ export function seasonalStrengthOf(z: ArrayLike<number>, observed: ArrayLike<num
       phaseSum[p] /= phaseCount[p];
     }
   }
+  const noiseCeiling = noiseCeilingOf(n, populated);
   // z is scaled to [-1, 1]; a detrended sum of squares this small is rounding noise: flat series.
-  if (!(ssD > 1e-20 * n)) return 0;
+  if (!(ssD > 1e-20 * n)) return { strength: 0, noiseCeiling };
   let ssR = 0;
   for (let i = 0; i < z.length; i++) {
     if (!observed[i]) continue;
@@ -337,9 +363,8 @@ export function seasonalStrengthOf(z: ArrayLike<number>, observed: ArrayLike<num
     ssR += r * r;
   }
   const dofR = n - 1 - populated;
-  if (dofR <= 0) return 0;
-  const strength = 1 - ssR / dofR / (ssD / (n - 2));
-  return Number.isFinite(strength) ? Math.min(1, Math.max(0, strength)) : 0;
+  if (dofR <= 0) return { strength: 0, noiseCeiling };
+  return { strength: clamp01(1 - ssR / dofR / (ssD / (n - 2))), noiseCeiling };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -540,7 +565,8 @@ export function fitForecast(input: ForecastInput): ForecastOutput {
   const z = new Float64Array(span);
   for (let i = 0; i < span; i++) z[i] = (y[i] - centre) / scale;
 
-  const strength = seasonalStrengthOf(z, observed, s);
+  const { strength, noiseCeiling } = seasonalStrengthOf(z, observed, s);
+  const strengthThreshold = Math.max(NONSEASONAL_STRENGTH_THRESHOLD, noiseCeiling);
   const fit = fitHoltWinters(z, observed, s);
 
   // Residual statistics over observed points after the first season.
@@ -560,10 +586,10 @@ export function fitForecast(input: ForecastInput): ForecastOutput {
   const fitScore = sst > 1e-20 * m ? clamp01(1 - sse / sst) : 0;
   const confidence = clamp01(strength * fitScore * (historyPoints / span));
 
-  if (strength < NONSEASONAL_STRENGTH_THRESHOLD) {
+  if (strength < strengthThreshold) {
     return notReady(
       'FORECAST_FIT_STATUS_NONSEASONAL',
-      `The daily seasonal component explains too little variance (seasonal strength ${strength.toFixed(2)} < ${NONSEASONAL_STRENGTH_THRESHOLD}).`,
+      `The daily seasonal component explains too little variance (seasonal strength ${strength.toFixed(2)} < ${strengthThreshold.toFixed(2)}).`,
       confidence,
     );
   }
