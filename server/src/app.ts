@@ -11,6 +11,7 @@ import { apiKeyRoutes } from './domains/api-keys/routes.js';
 import { auditRoutes } from './domains/audit/routes.js';
 import { healthRoutes } from './domains/health/routes.js';
 import { projectRoutes } from './domains/projects/routes.js';
+import { forecastRoutes } from './domains/metrics/forecast-routes.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -69,6 +70,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       projectRoutes(api, ctx);
       apiKeyRoutes(api, ctx);
       auditRoutes(api, ctx);
+      forecastRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );
