@@ -1,0 +1,151 @@
+/**
+ * npm run bench: OTLP protobuf ingest throughput and aggregate query latency, printed as small tables.
+ * Runs the real app (file-backed SQLite + DuckDB in a temp dir) on a loopback port; the client is
+ * in the same process, so the ingest figure includes the client's share of the 2 cores.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { buildApp } from '../server/src/app.js';
+import { loadConfig } from '../server/src/config.js';
+import { buildContext } from '../server/src/context.js';
+import { bootstrap } from '../server/src/domains/organizations/bootstrap.js';
+import { openStores } from '../server/src/stores.js';
+
+const require = createRequire(import.meta.url);
+const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.js');
+const ExportReq = root.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+
+const SERIES = 1000;
+const quick = process.argv.includes('--quick');
+
+function otlpBody(points: number, seq: number): Uint8Array {
+  const perSeries = Math.max(1, Math.floor(points / SERIES));
+  const baseNs = BigInt(Date.now() - 3_600_000) * 1_000_000n + BigInt(seq) * 1_000_000_000n;
+  const dataPoints = [];
+  for (let s = 0; s < SERIES && dataPoints.length < points; s++) {
+    for (let i = 0; i < perSeries && dataPoints.length < points; i++) {
+      dataPoints.push({
+        attributes: [
+          { key: 'host', value: { stringValue: `host-${s}` } },
+          { key: 'region', value: { stringValue: `r${s % 10}` } },
+        ],
+        timeUnixNano: (baseNs + BigInt(i) * 1_000_000n).toString(),
+        asDouble: Math.random() * 100,
+      });
+    }
+  }
+  const msg = ExportReq.fromObject({
+    resourceMetrics: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'bench' } }] },
+        scopeMetrics: [{ scope: { name: 'bench' }, metrics: [{ name: 'bench.gauge', gauge: { dataPoints } }] }],
+      },
+    ],
+  });
+  return ExportReq.encode(msg).finish();
+}
+
+function pct(sorted: number[], p: number) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function table(title: string, header: string[], rows: (string | number)[][]) {
+  const all = [header, ...rows.map((r) => r.map(String))];
+  const w = header.map((_, i) => Math.max(...all.map((r) => r[i].length)));
+  console.log(`\n${title}`);
+  for (const [i, r] of all.entries()) {
+    console.log(r.map((c, j) => c.padEnd(w[j])).join('  '));
+    if (i === 0) console.log(w.map((n) => '-'.repeat(n)).join('  '));
+  }
+}
+
+async function main() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
+  const config = loadConfig({ SVC_DATA_DIR: dir, SVC_LOG_LEVEL: 'silent', SVC_OTLP_BODY_LIMIT_BYTES: String(256 * 1024 * 1024) });
+  const { control, telemetry } = await openStores(config);
+  const ctx = buildContext({ config, control, telemetry });
+  const init = await bootstrap(control, ctx.audit, ctx.clock, ctx.ids, {});
+  const app = await buildApp(ctx, { logger: false });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  const key = init.generatedKey!;
+
+  // Ingest throughput.
+  const ingestRows: (string | number)[][] = [];
+  for (const batch of [1_000, 10_000]) {
+    const requests = quick ? 20 : batch === 1_000 ? 400 : 60;
+    const bodies = Array.from({ length: requests }, (_, i) => otlpBody(batch, i));
+    const inFlight = 4;
+    const started = performance.now();
+    let next = 0;
+    const latencies: number[] = [];
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (next < bodies.length) {
+          const body = bodies[next++];
+          const t0 = performance.now();
+          const res = await fetch(`${address}/v1/metrics?project_id=${init.projectId}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-protobuf', 'x-svc-api-key': key },
+            body: Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+          });
+          await res.arrayBuffer();
+          if (res.status !== 200) throw new Error(`ingest answered ${res.status}`);
+          latencies.push(performance.now() - t0);
+        }
+      }),
+    );
+    const secs = (performance.now() - started) / 1000;
+    latencies.sort((a, b) => a - b);
+    ingestRows.push([batch, requests, Math.round((batch * requests) / secs).toLocaleString('en-US'), pct(latencies, 50).toFixed(1), pct(latencies, 99).toFixed(1)]);
+  }
+  table('OTLP protobuf ingest (1,000 series, 4 requests in flight)', ['points/request', 'requests', 'points/s', 'p50 ms', 'p99 ms'], ingestRows);
+
+  // Aggregate latency over 1M and 10M points loaded straight into DuckDB.
+  const queryRows: (string | number)[][] = [];
+  const sizes = quick ? [1_000_000] : [1_000_000, 10_000_000];
+  for (const total of sizes) {
+    const projectId = (await ctx.projects.create((await ctx.apiKeys.authenticate(key))!, { name: `bench-${total}` })).id;
+    const perSeries = total / SERIES;
+    const stepMs = 60_000;
+    const end = Math.floor(Date.now() / stepMs) * stepMs;
+    const start = end - perSeries * stepMs;
+    await telemetry.writer.run(`
+      INSERT INTO metric_series
+      SELECT '${projectId}', s, 'bench.latency', 'gauge', 'bench', 'prod', '{"host":"host-' || s || '","region":"r' || (s % 10) || '"}'
+      FROM range(${SERIES}) t(s)`);
+    await telemetry.writer.run(`
+      INSERT INTO metric_points
+      SELECT '${projectId}', 'bench.latency', s, ${start} + i * ${stepMs}, random() * 100
+      FROM range(${SERIES}) a(s), range(${perSeries}) b(i)`);
+    const queries = [
+      { label: 'avg by 1h, group by region', body: { metric_name: 'bench.latency', step: '1h', aggregation: 'avg', group_by: ['region'], time_range: { start: new Date(Math.max(start, end - 480 * 3_600_000)).toISOString(), end: new Date(end).toISOString() } } },
+      { label: 'p95 by 5m', body: { metric_name: 'bench.latency', step: '5m', aggregation: 'p95', time_range: { start: new Date(Math.max(start, end - 24 * 3_600_000)).toISOString(), end: new Date(end).toISOString() } } },
+    ];
+    for (const q of queries) {
+      const runs = quick ? 10 : 30;
+      const times: number[] = [];
+      for (let i = 0; i < runs + 3; i++) {
+        const t0 = performance.now();
+        const res = await app.inject({ method: 'POST', url: `/api/v1/metrics/aggregate?project_id=${projectId}`, headers: { 'x-svc-api-key': key }, payload: q.body });
+        const dt = performance.now() - t0;
+        if (res.statusCode !== 200) throw new Error(`aggregate answered ${res.statusCode}: ${res.body}`);
+        if (i >= 3) times.push(dt); // the first runs warm caches
+      }
+      times.sort((a, b) => a - b);
+      queryRows.push([`${total / 1_000_000}M`, q.label, runs, pct(times, 50).toFixed(1), pct(times, 99).toFixed(1)]);
+    }
+  }
+  table('POST /metrics/aggregate (1,000 series)', ['points', 'query', 'runs', 'p50 ms', 'p99 ms'], queryRows);
+
+  await app.close();
+  await telemetry.close();
+  await control.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
