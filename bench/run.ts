@@ -88,7 +88,7 @@ async function main() {
           const res = await fetch(`${address}/v1/metrics?project_id=${init.projectId}`, {
             method: 'POST',
             headers: { 'content-type': 'application/x-protobuf', 'x-svc-api-key': key },
-            body: Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+            body: body as unknown as ArrayBuffer,
           });
           await res.arrayBuffer();
           if (res.status !== 200) throw new Error(`ingest answered ${res.status}`);
