@@ -5,6 +5,7 @@ import { registerMetrics } from './commands/metrics.js';
 import { registerProjects } from './commands/projects.js';
 import { Context, type Io } from './context.js';
 import { CliError, ExitCode, usageError } from './errors.js';
+import { nonEmpty } from './flags.js';
 import { formatError, OUTPUT_FORMATS, useColor, type OutputFormat } from './output.js';
 
 export const VERSION = '0.1.0';
@@ -19,6 +20,7 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
     .description('Command-line client for the svc observability service (talks only HTTP)')
     .version(VERSION, '-V, --version')
     .exitOverride()
+    .configureHelp({ showGlobalOptions: true })
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       // Help shown because of an error is kept and decided on in `run`; errors are formatted by `run`.
@@ -27,14 +29,14 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
       },
       outputError: () => {},
     })
-    .option('--api-key <key>', 'API key (env SVC_API_KEY, then the profile)')
+    .option('--api-key <key>', 'API key (env SVC_API_KEY, then the profile)', nonEmpty('--api-key'))
     .option('--api-url <url>', 'API origin without a path (env SVC_API_URL, then the profile; default http://127.0.0.1:8080)')
     .option('--ingest-url <url>', 'ingest origin (env SVC_INGEST_URL, then the profile; default: the API origin)')
     .addOption(new Option('-o, --output <format>', 'output format (default: table on a terminal, JSON when piped)').choices(OUTPUT_FORMATS))
     .option('--json', 'same as --output json (the last of --json/--output wins)')
     .option('--no-color', 'no colour in tables (also NO_COLOR)')
-    .option('--profile <name>', 'config profile (env SVC_PROFILE; default "default")')
-    .option('--project <id>', 'active project (before SVC_PROJECT and the profile)');
+    .option('--profile <name>', 'config profile (env SVC_PROFILE; default "default")', nonEmpty('--profile'))
+    .option('--project <id>', 'active project (before SVC_PROJECT and the profile)', nonEmpty('--project'));
 
   // Global flags are parsed in argv order wherever they appear, so the last output flag wins.
   program.on('option:json', () => ctx.output.set('json'));

@@ -2,10 +2,18 @@
 import { InvalidArgumentError } from 'commander';
 import { usageError } from './errors.js';
 
-export function positiveInt(what: string) {
+export function positiveInt(what: string, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value)))
-      throw new InvalidArgumentError(`${what} must be a positive integer.`);
+    if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > max)
+      throw new InvalidArgumentError(`${what} must be a positive integer${max < Number.MAX_SAFE_INTEGER ? ` of at most ${max}` : ''}.`);
+    return Number(value);
+  };
+}
+
+export function integerInRange(what: string, min: number, max: number) {
+  return (value: string): number => {
+    if (!/^-?\d+$/.test(value) || Number(value) < min || Number(value) > max)
+      throw new InvalidArgumentError(`${what} must be an integer between ${min} and ${max}.`);
     return Number(value);
   };
 }
@@ -43,7 +51,7 @@ export function parseFilters(items: string[]): { key: string; values: string[] }
     if (eq <= 0) throw usageError(`--filter must look like key=value, got "${item}"`);
     const key = item.slice(0, eq).trim();
     const value = item.slice(eq + 1);
-    if (key === '') throw usageError(`--filter must look like key=value, got "${item}"`);
+    if (key === '' || value === '') throw usageError(`--filter must look like key=value with a non-empty value, got "${item}"`);
     const existing = out.find((f) => f.key === key);
     if (existing) {
       if (!existing.values.includes(value)) existing.values.push(value);

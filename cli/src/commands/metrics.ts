@@ -2,17 +2,22 @@
 import { Option, type Command } from 'commander';
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
-import { collect, finiteNumber, nonEmpty, parseFilters, positiveInt, requireYes } from '../flags.js';
+import { collect, integerInRange, nonEmpty, parseFilters, positiveInt, requireYes } from '../flags.js';
 import { renderObjects, renderTable, type Cell } from '../output.js';
 import { resolveTimeRange } from '../time.js';
 
 export const AGGREGATIONS = ['avg', 'sum', 'min', 'max', 'count', 'p50', 'p95', 'p99'] as const;
 export const INTERVALS = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '1d'] as const;
+/** The forecast endpoint also accepts 10m. */
+export const FORECAST_INTERVALS = ['1m', '5m', '10m', '15m', '30m', '1h', '6h', '12h', '1d'] as const;
+export const MAX_HORIZON = 1000;
+export const MAX_SENSITIVITY = 10;
 export const MAX_GROUP_BY = 2;
 
 interface MetricNames {
   metrics: { name: string; type?: string }[];
   total_count?: number;
+  truncated?: boolean;
   retrieved_at?: string;
 }
 
@@ -54,6 +59,7 @@ export function registerMetrics(program: Command, ctx: Context): void {
       ctx.print(res, () =>
         renderTable(['NAME', 'TYPE'], (res?.metrics ?? []).map((m) => [m.name, m.type]), { color: ctx.color }),
       );
+      if (res?.truncated && ctx.format === 'table') ctx.note(`showing ${res.metrics.length} of ${res.total_count} metric names`);
     });
 
   addTimeFlags(metrics.command('labels').description('list the labels of a metric and their values').argument('<name>', 'metric name'))
@@ -120,9 +126,14 @@ export function registerMetrics(program: Command, ctx: Context): void {
       .command('forecast')
       .description('forecast a metric')
       .argument('<name>', 'metric name')
-      .addOption(new Option('--interval <step>', 'bucket size').choices(INTERVALS).default('1h'))
-      .option('--horizon <n>', 'number of intervals to forecast', positiveInt('--horizon'), 24)
-      .option('--sensitivity <n>', 'anomaly sensitivity', finiteNumber('--sensitivity', { min: 0 }), 0)
+      .addOption(new Option('--interval <step>', 'bucket size').choices(FORECAST_INTERVALS).default('1h'))
+      .option('--horizon <n>', `number of intervals to forecast (1-${MAX_HORIZON})`, positiveInt('--horizon', MAX_HORIZON), 24)
+      .option(
+        '--sensitivity <n>',
+        `band width: 0 for automatic, or 1-${MAX_SENSITIVITY}`,
+        integerInRange('--sensitivity', 0, MAX_SENSITIVITY),
+        0,
+      )
       .option('--env <environment>', 'deployment environment', nonEmpty('--env')),
   ).action(async (name: string, opts: TimeOpts & { interval: string; horizon: number; sensitivity: number; env?: string }) => {
     const range = resolveTimeRange(opts, ctx.now, { endDefaultsToNow: opts.since !== undefined });
@@ -175,6 +186,8 @@ export function renderSeries(series: Series[], groupBy: string[], color: boolean
 export function renderForecast(res: Record<string, unknown>, color: boolean): string {
   let out = '';
   if (res.status !== undefined) out += `Status: ${String(res.status)}\n`;
+  if (typeof res.status_reason === 'string' && res.status_reason) out += `Reason: ${res.status_reason}\n`;
+  if (typeof res.confidence === 'number') out += `Confidence: ${res.confidence}\n`;
   if (typeof res.message === 'string') out += `${res.message}\n`;
   const rowsKey = ['forecast', 'points', 'predictions', 'rows'].find((k) => Array.isArray(res[k]));
   const rows = rowsKey ? (res[rowsKey] as unknown[]) : [];

@@ -1,0 +1,77 @@
+import { readFileSync, statSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { configPath } from '../config.js';
+import { runInProcess, stderrJson, tempConfigHome } from '../testing/fake-api.js';
+
+let tmp: ReturnType<typeof tempConfigHome>;
+beforeEach(() => {
+  tmp = tempConfigHome();
+});
+afterEach(() => tmp.cleanup());
+
+const svc = (args: string[], env: Record<string, string> = {}, stdoutTTY = false) =>
+  runInProcess(args, { env: { ...tmp.env, ...env }, stdoutTTY });
+const file = () => JSON.parse(readFileSync(configPath(tmp.env), 'utf8'));
+
+describe('svc config', () => {
+  it('set writes the active profile (created with mode 0600) and normalises URLs', async () => {
+    expect((await svc(['config', 'set', 'api_key', 'svc_abcdefghijklmnop'])).code).toBe(0);
+    expect(statSync(configPath(tmp.env)).mode & 0o777).toBe(0o600);
+    const r = await svc(['config', 'set', 'api_url', 'https://api.example.com/', '--profile', 'prod']);
+    expect(JSON.parse(r.stdout)).toEqual({ profile: 'prod', key: 'api_url', value: 'https://api.example.com' });
+    await svc(['config', 'set', 'project', 'p7'], { SVC_PROFILE: 'prod' });
+    await svc(['config', 'set', 'ingest_url', 'http://ingest:4318']);
+    expect(file()).toEqual({
+      profiles: {
+        default: { api_key: 'svc_abcdefghijklmnop', ingest_url: 'http://ingest:4318' },
+        prod: { api_url: 'https://api.example.com', project: 'p7' },
+      },
+    });
+  });
+
+  it('set refuses unknown keys, empty values and URLs with a path (exit 2)', async () => {
+    for (const args of [
+      ['config', 'set', 'apikey', 'x'],
+      ['config', 'set', 'api_key', ''],
+      ['config', 'set', 'api_url', 'http://h/api'],
+      ['config', 'set', 'project'],
+    ]) {
+      const r = await svc(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(stderrJson(r).error).toBe('usage_error');
+    }
+    expect(stderrJson(await svc(['config', 'set', 'apikey', 'x'])).message).toContain('api_url, api_key, ingest_url, project');
+  });
+
+  it('get never prints api_key in full', async () => {
+    await svc(['config', 'set', 'api_key', 'svc_abcdefghijklmnop']);
+    await svc(['config', 'set', 'project', 'p1']);
+    expect(JSON.parse((await svc(['config', 'get'])).stdout)).toEqual({
+      profile: 'default',
+      settings: { api_key: 'svc_abcd…', project: 'p1' },
+    });
+    expect(JSON.parse((await svc(['config', 'get', 'api_key'])).stdout)).toEqual({ profile: 'default', key: 'api_key', value: 'svc_abcd…' });
+    expect(JSON.parse((await svc(['config', 'get', 'api_url'])).stdout)).toEqual({ profile: 'default', key: 'api_url', value: null });
+    const table = await svc(['config', 'get', '--no-color'], {}, true);
+    expect(table.stdout).not.toContain('svc_abcdefghijklmnop');
+    expect(table.stdout).toBe(['KEY         VALUE', 'api_url     -', 'api_key     svc_abcd…', 'ingest_url  -', 'project     p1', ''].join('\n'));
+  });
+
+  it('unset removes a key; profiles lists names and marks the active one', async () => {
+    await svc(['config', 'set', 'project', 'p1']);
+    await svc(['config', 'set', 'project', 'p2', '--profile', 'b']);
+    await svc(['config', 'unset', 'project']);
+    expect(file().profiles).toEqual({ default: {}, b: { project: 'p2' } });
+    expect(JSON.parse((await svc(['config', 'profiles'], { SVC_PROFILE: 'b' })).stdout)).toEqual({ active: 'b', profiles: ['b', 'default'] });
+    expect((await svc(['config', 'profiles', '-o', 'table'])).stdout).toBe(['NAME     ACTIVE', 'b', 'default  *', ''].join('\n'));
+  });
+
+  it('a broken config file is a config error (exit 1)', async () => {
+    await svc(['config', 'set', 'project', 'p1']);
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(configPath(tmp.env), '{oops');
+    const r = await svc(['config', 'get']);
+    expect(r.code).toBe(1);
+    expect(stderrJson(r)).toMatchObject({ error: 'config_error', exit_code: 1 });
+  });
+});
