@@ -3,7 +3,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { AppContext } from './context.js';
 import { registerAuth } from './http/auth.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { registerErrorHandling, sendError } from './http/error-handler.js';
+import { ApiError } from './http/errors.js';
 import { lenientQuery } from './http/query.js';
 import { ErrorResponse } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
@@ -11,7 +12,9 @@ import { apiKeyRoutes } from './domains/api-keys/routes.js';
 import { auditRoutes } from './domains/audit/routes.js';
 import { healthRoutes } from './domains/health/routes.js';
 import { projectRoutes } from './domains/projects/routes.js';
+import { metricsRoutes } from './domains/metrics/routes.js';
 import { forecastRoutes } from './domains/metrics/forecast-routes.js';
+import { otlpRoutes } from './ingest/otlp/routes.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -32,6 +35,11 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     bodyLimit: ctx.config.bodyLimit,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Errors raised before routing (a bad percent escape in the path) get the same error shape.
+    frameworkErrors: (err, _req, reply) => {
+      const badUrl = err.code === 'FST_ERR_BAD_URL';
+      void sendError(reply, new ApiError(400, 'invalid_request', badUrl ? 'malformed URL path (invalid percent escape)' : 'the request could not be read'));
+    },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000, querystringParser: lenientQuery },
   });
   app.setValidatorCompiler(validatorCompiler);
@@ -60,6 +68,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   registerAuth(app, ctx.apiKeys);
 
   healthRoutes(app, ctx);
+  await otlpRoutes(app, ctx); // {ingest_url}/v1/metrics, at the root (not under /api/v1)
   await app.register(
     async (api) => {
       api.get(
@@ -68,6 +77,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
         async () => app.swagger(),
       );
       projectRoutes(api, ctx);
+      metricsRoutes(api, ctx);
       apiKeyRoutes(api, ctx);
       auditRoutes(api, ctx);
       forecastRoutes(api, ctx);

@@ -29,6 +29,7 @@ async function main() {
     app.log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
     try {
       await app.close(); // stops accepting, waits for in-flight requests, runs onClose hooks (flushes)
+      await ctx.metricsWriter.stop(); // commits what is queued before the store closes
       await telemetry.close();
       await control.close();
       process.exit(0);

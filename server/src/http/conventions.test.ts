@@ -104,3 +104,17 @@ describe('HTTP conventions', () => {
     expect(routes.filter((r) => !documented.has(r))).toEqual([]);
   });
 });
+
+describe('errors before routing', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await testApp();
+  });
+  afterAll(async () => t.close());
+
+  it('a malformed percent escape in the path is 400 in the error shape', async () => {
+    const res = await t.call({ method: 'GET', url: '/api/v1/metrics/%ZZ/labels' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'invalid_request', message: 'malformed URL path (invalid percent escape)' });
+  });
+});

@@ -71,6 +71,18 @@ describe.each(['sqlite', 'postgres'] as const)('projects (%s)', (dialect) => {
     expect(patch.statusCode).toBe(404);
   });
 
+  it("deleting a project removes its telemetry and leaves other projects' data", async () => {
+    const a = await projectWithKey(t, ['projects:read']);
+    const b = await projectWithKey(t, ['projects:read']);
+    for (const id of [a.projectId, b.projectId])
+      await t.ctx.telemetry.writer.run(`INSERT INTO metric_points VALUES ('${id}', 'm', 1, 1000, 1.5)`);
+    await t.call({ method: 'DELETE', url: `/api/v1/projects/${a.projectId}` });
+    const count = async (id: string) =>
+      Number((await t.ctx.telemetry.writer.runAndReadAll(`SELECT count(*) FROM metric_points WHERE project_id = '${id}'`)).getRows()[0][0]);
+    expect(await count(a.projectId)).toBe(0);
+    expect(await count(b.projectId)).toBe(1);
+  });
+
   it('a project-scoped key cannot create or delete projects', async () => {
     const a = await projectWithKey(t, ['projects:read', 'projects:write']);
     expect((await t.call({ method: 'POST', url: '/api/v1/projects', key: a.key, payload: { name: 'x' } })).statusCode).toBe(403);

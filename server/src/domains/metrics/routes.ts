@@ -1,0 +1,85 @@
+/** Metrics reads and delete (spec 1, "Metrics endpoints"); `POST /metrics/forecast` lives elsewhere. */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { resolveProject } from '../../http/project-scope.js';
+import { errors } from '../../http/schemas.js';
+import {
+  AggregateMetricBody,
+  AggregateMetricResponse,
+  DeleteMetricResponse,
+  HistogramMetricBody,
+  HistogramMetricResponse,
+  ListMetricLabelsQuery,
+  ListMetricLabelsResponse,
+  ListMetricNamesQuery,
+  ListMetricNamesResponse,
+  MetricNameParams,
+  ProjectQuery,
+} from './schemas.js';
+
+const tags = ['metrics'];
+const read = { scope: 'metrics:read' };
+
+export function metricsRoutes(base: FastifyInstance, ctx: AppContext) {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>();
+  const svc = ctx.metrics;
+
+  app.get(
+    '/metrics/names',
+    { config: read, schema: { tags, querystring: ListMetricNamesQuery, response: { 200: ListMetricNamesResponse, ...errors(400, 401, 403, 404) } } },
+    async (req) => {
+      const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
+      return svc.names(project.id, req.query);
+    },
+  );
+
+  // The metric name is one path segment, URL-encoded: `a%2Fb` is the metric "a/b" (the router decodes it).
+  app.get(
+    '/metrics/:metric_name/labels',
+    {
+      config: read,
+      schema: { tags, params: MetricNameParams, querystring: ListMetricLabelsQuery, response: { 200: ListMetricLabelsResponse, ...errors(400, 401, 403, 404) } },
+    },
+    async (req) => {
+      const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
+      return svc.labels(req.principal, project.id, req.params.metric_name, req.query);
+    },
+  );
+
+  app.post(
+    '/metrics/aggregate',
+    {
+      config: read,
+      schema: { tags, querystring: ProjectQuery, body: AggregateMetricBody, response: { 200: AggregateMetricResponse, ...errors(400, 401, 403, 404, 429) } },
+    },
+    async (req) => {
+      const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
+      return svc.aggregate(req.principal, project.id, req.body);
+    },
+  );
+
+  app.post(
+    '/metrics/histogram',
+    {
+      config: read,
+      schema: { tags, querystring: ProjectQuery, body: HistogramMetricBody, response: { 200: HistogramMetricResponse, ...errors(400, 401, 403, 404) } },
+    },
+    async (req) => {
+      const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
+      return svc.histogram(project.id, req.body);
+    },
+  );
+
+  app.delete(
+    '/metrics/:metric_name',
+    {
+      config: { scope: 'metrics:delete' },
+      schema: { tags, params: MetricNameParams, querystring: ProjectQuery, response: { 200: DeleteMetricResponse, ...errors(400, 401, 403, 404) } },
+    },
+    async (req) => {
+      const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
+      return svc.delete(project.id, req.params.metric_name);
+    },
+  );
+}

@@ -1,0 +1,132 @@
+/**
+ * "A 2xx means the points are committed: a `kill -9` right after loses none of them."
+ * The real server in a child process, real HTTP, SIGKILL right after the last 2xx, a restart on the
+ * same data dir, and the points read back through POST /api/v1/metrics/aggregate.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { gauge, histogram, ns, num, protobuf, request } from './test-fixtures.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+const KEY = 'svc_durability_test_key_0123456789';
+const PROJECT = 'durability-project';
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-durability-'));
+const children: ChildProcess[] = [];
+
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function start(): Promise<{ child: ChildProcess; base: string; stderr: () => string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      SVC_DATA_DIR: dataDir,
+      SVC_PORT: String(port),
+      SVC_HOST: '127.0.0.1',
+      SVC_INIT_API_KEY: KEY,
+      SVC_INIT_PROJECT_ID: PROJECT,
+      SVC_LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.push(child);
+  let err = '';
+  child.stderr!.on('data', (d) => (err += String(d)));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited: ${err}`);
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) throw new Error(`server did not start: ${err}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, base, stderr: () => err };
+}
+
+const T0 = Math.floor((Date.now() - 30 * 60_000) / 60_000) * 60_000;
+const BATCHES = 30;
+const PER_BATCH = 500;
+
+function batch(b: number): Buffer {
+  const points = Array.from({ length: PER_BATCH }, (_, i) => num(T0 + b * PER_BATCH + i, i, { shard: String(i % 50) }));
+  return protobuf(
+    request({ 'service.name': 'durable' }, [
+      gauge('durable.points', points),
+      histogram('durable.hist', [{ timeUnixNano: ns(T0 + b), count: '3', sum: 3, bucketCounts: ['1', '2'], explicitBounds: [1] }]),
+    ]),
+  );
+}
+
+function post(base: string, body: Buffer) {
+  return fetch(`${base}/v1/metrics?project_id=${PROJECT}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-protobuf', 'x-svc-api-key': KEY },
+    body: new Uint8Array(body),
+  });
+}
+
+describe('durability across kill -9', () => {
+  it('every point of every 2xx is there after SIGKILL and a restart', { timeout: 120_000 }, async () => {
+    const bodies = Array.from({ length: BATCHES }, (_, b) => batch(b));
+    const first = await start();
+    // Half one by one, half in concurrent bursts (several requests per group commit).
+    for (let b = 0; b < BATCHES / 2; b++) expect((await post(first.base, bodies[b])).status).toBe(200);
+    for (let b = BATCHES / 2; b < BATCHES; b += 5) {
+      const burst = await Promise.all(bodies.slice(b, b + 5).map((body) => post(first.base, body)));
+      expect(burst.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    }
+    first.child.kill('SIGKILL'); // right after the last 2xx: no graceful shutdown, no checkpoint
+    await new Promise((r) => first.child.once('exit', r));
+    expect(first.child.signalCode).toBe('SIGKILL');
+
+    const second = await start();
+    try {
+      const aggregate = async (metric_name: string) => {
+        const res = await fetch(`${second.base}/api/v1/metrics/aggregate?project_id=${PROJECT}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-svc-api-key': KEY },
+          body: JSON.stringify({
+            metric_name,
+            aggregation: 'count',
+            step: '1d',
+            time_range: { start: new Date(T0 - 86_400_000).toISOString(), end: new Date(T0 + 86_400_000).toISOString() },
+          }),
+        });
+        expect(res.status).toBe(200);
+        const body = (await res.json()) as { series: { points: { value: number }[] }[] };
+        return body.series.flatMap((s) => s.points).reduce((a, p) => a + p.value, 0);
+      };
+      expect(await aggregate('durable.points')).toBe(BATCHES * PER_BATCH);
+      expect(await aggregate('durable.hist')).toBe(BATCHES); // histogram means (sum/count) as points
+    } finally {
+      second.child.kill('SIGTERM');
+      await new Promise((r) => second.child.once('exit', r));
+    }
+    expect(second.child.exitCode).toBe(0); // graceful stop: writer stopped before the store closed
+  });
+});

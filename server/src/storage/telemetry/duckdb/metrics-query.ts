@@ -1,0 +1,281 @@
+/**
+ * DuckDB adapter of the metrics store port (domains/metrics/store.ts): the SQL of the metric reads and
+ * of the durable delete. Every user value is a bound parameter; label keys reach `json_extract_string`
+ * as bound JSON paths built from keys that passed the key pattern.
+ *
+ * Shape of the aggregate: the metric's series are selected on the small `metric_series` table (service,
+ * environment, label filters, group values), then the points are filtered by project, name and time
+ * range, joined by `series_id` and bucketed with integer arithmetic on `ts`.
+ */
+import { BIGINT, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import type {
+  AggregateQuery,
+  AggregateResult,
+  Aggregation,
+  HistogramQuery,
+  HistogramSample,
+  LabelValues,
+  MetricNamesPage,
+  MetricsStore,
+  TimeWindow,
+} from '../../../domains/metrics/store.js';
+import type { TelemetryDb } from './open.js';
+
+const MIN_TS = -(2n ** 63n);
+const MAX_TS = 2n ** 63n - 1n;
+
+const SAFE_KEY = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
+
+/** The JSON path of one label key. Keys are validated upstream; this refuses anything that could escape the quotes. */
+function labelPath(key: string): string {
+  if (!SAFE_KEY.test(key)) throw new Error('label key is not safe for a JSON path');
+  return `$."${key}"`;
+}
+
+/** Fixed SQL per aggregation (the aggregation is an enum value, never user text). */
+const AGGREGATE_SQL: Record<Aggregation, string> = {
+  avg: 'avg(value)',
+  sum: 'sum(value)',
+  min: 'min(value)',
+  max: 'max(value)',
+  count: 'count(*)',
+  // Exact continuous quantiles: linear interpolation between the two nearest samples.
+  p50: 'quantile_cont(value, 0.5)',
+  p95: 'quantile_cont(value, 0.95)',
+  p99: 'quantile_cont(value, 0.99)',
+  // Population statistics (divide by n).
+  stddev: 'stddev_pop(value)',
+  variance: 'var_pop(value)',
+};
+
+type Params = Record<string, DuckDBValue>;
+
+/**
+ * The parameters a statement names (DuckDB refuses a bound name the statement does not use), with their
+ * types: a JS bigint would otherwise be bound as HUGEINT; every integer here (times, steps, limits) is a BIGINT.
+ */
+function bound(sql: string, all: Params): [Params, Record<string, DuckDBType>] {
+  const values: Params = {};
+  const types: Record<string, DuckDBType> = {};
+  for (const m of sql.matchAll(/\$([A-Za-z_][A-Za-z0-9_]*)/g)) {
+    const k = m[1];
+    if (!(k in all)) continue;
+    values[k] = all[k];
+    if (typeof all[k] === 'bigint') types[k] = BIGINT;
+  }
+  return [values, types];
+}
+
+async function rows(c: DuckDBConnection, sql: string, all: Params): Promise<unknown[][]> {
+  const reader = await c.runAndReadAll(sql, ...bound(sql, all));
+  return reader.getRowsJS() as unknown[][];
+}
+
+async function exec(c: DuckDBConnection, sql: string, all: Params): Promise<void> {
+  await c.run(sql, ...bound(sql, all));
+}
+
+const ms = (v: unknown): number => Number(v as bigint);
+
+async function tombstoneOf(c: DuckDBConnection, projectId: string, name: string): Promise<bigint | null> {
+  const r = await rows(c, 'SELECT deleted_at_ms FROM metric_tombstones WHERE project_id = $project AND name = $name', { project: projectId, name });
+  return r.length ? (r[0][0] as bigint) : null;
+}
+
+/** The visible range of one metric: the window, starting after the tombstone. Null when nothing can be visible. */
+async function visibleRange(c: DuckDBConnection, projectId: string, name: string, w: TimeWindow): Promise<{ lo: bigint; hi: bigint } | null> {
+  const tomb = await tombstoneOf(c, projectId, name);
+  let lo = w.startMs !== undefined ? BigInt(w.startMs) : MIN_TS;
+  const hi = w.endMs !== undefined ? BigInt(w.endMs) : MAX_TS;
+  if (tomb !== null && tomb + 1n > lo) lo = tomb + 1n;
+  return lo > hi ? null : { lo, hi };
+}
+
+const isConflict = (e: unknown) => e instanceof Error && /conflict/i.test(e.message);
+
+export class DuckDbMetricsQuery implements MetricsStore {
+  constructor(private readonly db: TelemetryDb) {}
+
+  async tombstone(projectId: string, metricName: string): Promise<number | null> {
+    const t = await this.db.read((c) => tombstoneOf(c, projectId, metricName));
+    return t === null ? null : Number(t);
+  }
+
+  names(projectId: string, w: TimeWindow, limit: number): Promise<MetricNamesPage> {
+    const sql = `
+      WITH tomb AS (SELECT name, deleted_at_ms FROM metric_tombstones WHERE project_id = $project),
+      visible AS (
+        SELECT DISTINCT p.name, p.series_id FROM metric_points p LEFT JOIN tomb t ON t.name = p.name
+        WHERE p.project_id = $project AND p.ts BETWEEN $lo AND $hi AND (t.deleted_at_ms IS NULL OR p.ts > t.deleted_at_ms)
+        UNION
+        SELECT DISTINCT h.name, h.series_id FROM metric_histograms h LEFT JOIN tomb t ON t.name = h.name
+        WHERE h.project_id = $project AND h.ts BETWEEN $lo AND $hi AND (t.deleted_at_ms IS NULL OR h.ts > t.deleted_at_ms)
+      ),
+      named AS (
+        SELECT v.name, min(s.type) AS type FROM visible v
+        LEFT JOIN metric_series s ON s.project_id = $project AND s.series_id = v.series_id
+        GROUP BY v.name
+      )
+      SELECT name, type, count(*) OVER () AS total FROM named ORDER BY name LIMIT $limit`;
+    return this.db.read(async (c) => {
+      const r = await rows(c, sql, {
+        project: projectId,
+        lo: w.startMs !== undefined ? BigInt(w.startMs) : MIN_TS,
+        hi: w.endMs !== undefined ? BigInt(w.endMs) : MAX_TS,
+        limit: BigInt(limit),
+      });
+      return {
+        names: r.map(([name, type]) => ({ name: name as string, type: (type as string | null) ?? null })),
+        totalCount: r.length ? ms(r[0][2]) : 0,
+      };
+    });
+  }
+
+  labels(projectId: string, metricName: string, w: TimeWindow): Promise<LabelValues[]> {
+    const sql = `
+      WITH visible AS (
+        SELECT DISTINCT series_id FROM metric_points WHERE project_id = $project AND name = $name AND ts BETWEEN $lo AND $hi
+        UNION
+        SELECT DISTINCT series_id FROM metric_histograms WHERE project_id = $project AND name = $name AND ts BETWEEN $lo AND $hi
+      ),
+      kv AS (
+        SELECT unnest(map_entries(CAST(s.labels::JSON AS MAP(VARCHAR, VARCHAR)))) AS e
+        FROM metric_series s JOIN visible v ON v.series_id = s.series_id
+        WHERE s.project_id = $project
+      )
+      SELECT e.key AS name, list_sort(list_distinct(list(e.value))) AS vals FROM kv WHERE e.value IS NOT NULL GROUP BY e.key ORDER BY e.key`;
+    return this.db.read(async (c) => {
+      const range = await visibleRange(c, projectId, metricName, w);
+      if (!range) return [];
+      const r = await rows(c, sql, { project: projectId, name: metricName, ...range });
+      return r.map(([name, vals]) => ({ name: name as string, values: vals as string[] }));
+    });
+  }
+
+  aggregate(q: AggregateQuery): Promise<AggregateResult> {
+    const params: Params = { project: q.projectId, name: q.metricName, step: BigInt(q.stepMs), more: BigInt(q.maxSeries + 1) };
+    const groups = q.groupBy.map((_, i) => `g${i}`);
+    q.groupBy.forEach((k, i) => (params[`g${i}k`] = labelPath(k)));
+    const conds = ['project_id = $project', 'name = $name'];
+    if (q.serviceName !== undefined) {
+      conds.push('service_name = $service');
+      params.service = q.serviceName;
+    }
+    if (q.environment !== undefined) {
+      conds.push('environment = $environment');
+      params.environment = q.environment;
+    }
+    q.filters.forEach((f, i) => {
+      conds.push(`list_contains($f${i}v, json_extract_string(labels, $f${i}k))`);
+      params[`f${i}k`] = labelPath(f.key);
+      params[`f${i}v`] = listValue(f.values);
+    });
+    // Series are resolved on the small catalogue; each group of label values gets a dense integer id
+    // (in the order of the values, no-value last), so the big aggregation groups on two integers.
+    const needSeries = groups.length > 0 || conds.length > 2;
+    const labelCols = groups.map((g) => `, json_extract_string(labels, $${g}k) AS ${g}`).join('');
+    const gid = groups.length > 0 ? `dense_rank() OVER (ORDER BY ${groups.map((g) => `${g} ASC NULLS LAST`).join(', ')})` : '1';
+    const seriesCte = `s AS (
+        SELECT series_id${groups.map((g) => `, ${g}`).join('')}, ${gid} AS gid
+        FROM (SELECT series_id${labelCols} FROM metric_series WHERE ${conds.join(' AND ')}))`;
+    // `origin` is the aligned bucket at or before the window start, so `ts - origin` is never negative and
+    // integer division is the floor: bucket = origin + b * step = floor(ts / step) * step.
+    const pointsCte = `p AS (
+        SELECT ${needSeries ? 's.gid' : '1 AS gid'}, (mp.ts - $origin) // $step AS b, mp.value
+        FROM metric_points mp ${needSeries ? 'JOIN s ON mp.series_id = s.series_id' : ''}
+        WHERE mp.project_id = $project AND mp.name = $name AND mp.ts BETWEEN $lo AND $hi)`;
+    const cte = needSeries ? `WITH ${seriesCte}, ${pointsCte}` : `WITH ${pointsCte}`;
+    const value = `(${AGGREGATE_SQL[q.aggregation]})::DOUBLE`;
+    const select =
+      groups.length > 0
+        ? `${cte},
+           a AS (SELECT gid, b, ${value} AS value FROM p GROUP BY gid, b),
+           g AS (SELECT DISTINCT gid, ${groups.join(', ')} FROM s)
+           SELECT ${groups.map((x) => `g.${x}`).join(', ')}, a.b, a.value FROM a JOIN g ON g.gid = a.gid ORDER BY a.gid, a.b`
+        : `${cte} SELECT b, ${value} AS value FROM p GROUP BY b ORDER BY b`;
+
+    return this.db.read(async (c) => {
+      const range = await visibleRange(c, q.projectId, q.metricName, { startMs: q.startMs, endMs: q.endMs });
+      if (!range) return { kind: 'rows', rows: [] };
+      const step = BigInt(q.stepMs);
+      const origin = range.lo - (((range.lo % step) + step) % step);
+      Object.assign(params, range, { origin });
+      if (groups.length > 0) {
+        // The catalogue bounds the number of groups; only when it exceeds the limit are the groups that
+        // really have points in the window counted (stopping at limit + 1), before anything is materialised.
+        const [[catalogued]] = await rows(c, `${cte} SELECT count(DISTINCT gid) FROM s`, params);
+        if (ms(catalogued) > q.maxSeries) {
+          const [[withPoints]] = await rows(c, `${cte} SELECT count(*) FROM (SELECT DISTINCT gid FROM p LIMIT $more)`, params);
+          if (ms(withPoints) > q.maxSeries) return { kind: 'too_many_series' };
+        }
+      }
+      const r = await rows(c, select, params);
+      const n = groups.length;
+      const originMs = Number(origin);
+      return {
+        kind: 'rows',
+        rows: r.map((row) => ({ group: row.slice(0, n) as (string | null)[], bucketMs: originMs + ms(row[n]) * q.stepMs, value: row[n + 1] as number })),
+      };
+    });
+  }
+
+  histogramSamples(q: HistogramQuery, onSample: (s: HistogramSample) => void): Promise<void> {
+    const params: Params = { project: q.projectId, name: q.metricName };
+    let join = '';
+    if (q.environment !== undefined) {
+      join = 'JOIN (SELECT series_id FROM metric_series WHERE project_id = $project AND name = $name AND environment = $environment) s ON s.series_id = h.series_id';
+      params.environment = q.environment;
+    }
+    const sql = `
+      SELECT h.series_id, h.ts, h.start_ts, h.temporality, h.bounds, h.counts
+      FROM metric_histograms h ${join}
+      WHERE h.project_id = $project AND h.name = $name AND h.ts BETWEEN $lo AND $hi
+      ORDER BY h.series_id, h.temporality, h.bounds, h.ts, h.count`;
+    return this.db.read(async (c) => {
+      const range = await visibleRange(c, q.projectId, q.metricName, { startMs: q.startMs, endMs: q.endMs });
+      if (!range) return;
+      Object.assign(params, range);
+      const result = await c.stream(sql, ...bound(sql, params));
+      for await (const chunk of result.yieldRowsJs()) {
+        for (const [seriesId, ts, startTs, temporality, bounds, counts] of chunk) {
+          onSample({
+            seriesId: seriesId as bigint,
+            ts: ms(ts),
+            startTs: startTs === null ? null : ms(startTs),
+            temporality: temporality as string,
+            bounds: bounds as number[],
+            counts: counts as bigint[],
+          });
+        }
+      }
+    });
+  }
+
+  deleteMetric(projectId: string, metricName: string, atMs: number): Promise<number> {
+    const p = { project: projectId, name: metricName, at: BigInt(atMs) };
+    return this.db.read(async (c) => {
+      for (let attempt = 1; ; attempt++) {
+        await c.run('BEGIN TRANSACTION');
+        try {
+          const [[effective]] = await rows(
+            c,
+            `INSERT INTO metric_tombstones (project_id, name, deleted_at_ms) VALUES ($project, $name, $at)
+             ON CONFLICT (project_id, name) DO UPDATE SET deleted_at_ms = greatest(deleted_at_ms, excluded.deleted_at_ms)
+             RETURNING deleted_at_ms`,
+            p,
+          );
+          const del = { project: projectId, name: metricName, at: effective as bigint };
+          await exec(c, 'DELETE FROM metric_points WHERE project_id = $project AND name = $name AND ts <= $at', del);
+          await exec(c, 'DELETE FROM metric_histograms WHERE project_id = $project AND name = $name AND ts <= $at', del);
+          await c.run('COMMIT');
+          return ms(effective);
+        } catch (e) {
+          await c.run('ROLLBACK').catch(() => undefined);
+          // A concurrent writer touching the same rows: the delete is idempotent, so try again.
+          if (attempt < 3 && isConflict(e)) continue;
+          throw e;
+        }
+      }
+    });
+  }
+}

@@ -1,0 +1,135 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MetricsWriter, WriterStoppedError, type MetricRows, type SeriesRow } from './metrics-writer.js';
+import { openTelemetryDb, type TelemetryDb } from './open.js';
+
+let db: TelemetryDb;
+let writer: MetricsWriter;
+let statements: string[];
+
+beforeEach(async () => {
+  db = await openTelemetryDb({ memory: true });
+  writer = new MetricsWriter(db);
+  statements = [];
+  const run = db.writer.run.bind(db.writer);
+  db.writer.run = ((sql: string, ...rest: never[]) => {
+    statements.push(sql);
+    return run(sql, ...rest);
+  }) as typeof db.writer.run;
+});
+afterEach(async () => {
+  await writer.stop();
+  await db.close();
+});
+
+const series = (id: bigint, name = 'm'): SeriesRow => ({ seriesId: id, name, type: 'gauge', serviceName: 'svc', environment: null, labels: `{"i":"${id}"}` });
+
+function rowsOf(s: SeriesRow[], points: [number, number, number][], histograms = false): MetricRows {
+  return {
+    series: s,
+    pointSeries: points.map(([i]) => i),
+    pointTs: points.map(([, ts]) => ts),
+    pointValue: points.map(([, , v]) => v),
+    histograms: histograms
+      ? [{ name: s[0].name, seriesId: s[0].seriesId, ts: 1000, startTs: null, temporality: 'delta', count: 3n, sum: 1.5, bounds: [1], counts: [1n, 2n] }]
+      : [],
+  };
+}
+
+const count = (sql: string) => db.read(async (c) => Number((await c.runAndReadAll(sql)).getRows()[0][0]));
+const commits = () => statements.filter((s) => s === 'COMMIT').length;
+
+describe('MetricsWriter (group commit)', () => {
+  it('writes that arrive together are committed in one transaction, and each waiter resolves after COMMIT', async () => {
+    const writes = Array.from({ length: 20 }, (_, i) => writer.write(`p${i % 2}`, rowsOf([series(BigInt(i))], [[0, 1000 + i, i]])));
+    await Promise.all(writes);
+    expect(commits()).toBe(1);
+    expect(await count('SELECT count(*) FROM metric_points')).toBe(20);
+    expect(await count('SELECT count(*) FROM metric_series')).toBe(20);
+  });
+
+  it('writes queued while a flush runs go together in the next flush', async () => {
+    const first = writer.write('p', rowsOf([series(1n)], [[0, 1, 1]]));
+    await new Promise((r) => setImmediate(r)); // the first flush has started
+    const more = Array.from({ length: 10 }, (_, i) => writer.write('p', rowsOf([series(1n)], [[0, 2 + i, 1]])));
+    await Promise.all([first, ...more]);
+    expect(commits()).toBe(2);
+    expect(await count('SELECT count(*) FROM metric_points')).toBe(11);
+  });
+
+  it('a write issued right after the previous one resolved is committed (the loop never misses a wake-up)', async () => {
+    for (let i = 0; i < 50; i++) await writer.write('p', rowsOf([series(BigInt(i % 3))], [[0, i, i]]));
+    expect(await count('SELECT count(*) FROM metric_points')).toBe(50);
+    expect(await count('SELECT count(*) FROM metric_series')).toBe(3);
+  });
+
+  it('points reference their series; a series is inserted once (INSERT OR IGNORE plus the known-series cache)', async () => {
+    const s = [series(10n, 'a'), series(11n, 'b')];
+    await writer.write('p', rowsOf(s, [[0, 1, 1], [1, 1, 2], [0, 2, 3]], true));
+    await writer.write('p', rowsOf(s, [[1, 3, 4]]));
+    await writer.write('q', rowsOf([s[0]], [[0, 3, 4]])); // same series id in another project: its own row
+    expect(await db.read(async (c) => (await c.runAndReadAll('SELECT project_id, name, series_id FROM metric_points ORDER BY project_id, ts, value')).getRows())).toEqual([
+      ['p', 'a', 10n],
+      ['p', 'b', 11n],
+      ['p', 'a', 10n],
+      ['p', 'b', 11n],
+      ['q', 'a', 10n],
+    ]);
+    expect(await count('SELECT count(*) FROM metric_series')).toBe(3);
+    expect(statements.filter((x) => x.startsWith('INSERT'))).toEqual([]); // series go through one prepared statement, not run()
+    const h = await db.read(async (c) => (await c.runAndReadAll('SELECT count, sum, bounds, counts, start_ts, temporality FROM metric_histograms')).getRowsJson());
+    expect(h).toEqual([['3', 1.5, [1], ['1', '2'], null, 'delta']]);
+  });
+
+  it('a failed commit rejects its waiters and stores none of it; the next flush stores its series again', async () => {
+    const run = db.writer.run.bind(db.writer);
+    let fail = true;
+    db.writer.run = ((sql: string, ...rest: never[]) => (sql === 'COMMIT' && fail ? Promise.reject(new Error('disk full')) : run(sql, ...rest))) as typeof db.writer.run;
+    const results = await Promise.allSettled([
+      writer.write('p', rowsOf([series(1n)], [[0, 1, 1]])),
+      writer.write('p', rowsOf([series(2n)], [[0, 2, 2]])),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(await count('SELECT count(*) FROM metric_points')).toBe(0);
+    expect(await count('SELECT count(*) FROM metric_series')).toBe(0);
+    fail = false;
+    await writer.write('p', rowsOf([series(1n)], [[0, 3, 3]]));
+    expect(await count('SELECT count(*) FROM metric_series')).toBe(1);
+    expect(await count('SELECT count(*) FROM metric_points')).toBe(1);
+  });
+
+  it('a request that cannot be committed fails alone: the others of its flush are retried one by one and stored', async () => {
+    const bad = rowsOf([series(5n)], [[0, 1, 1]], true);
+    bad.histograms[0].bounds = ['not a number' as unknown as number];
+    const results = await Promise.allSettled([
+      writer.write('p', rowsOf([series(4n)], [[0, 1, 1]])),
+      writer.write('p', bad),
+      writer.write('p', rowsOf([series(6n)], [[0, 2, 2]], true)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await count('SELECT count(*) FROM metric_points')).toBe(2);
+    expect(await count('SELECT count(*) FROM metric_histograms')).toBe(1);
+    expect(await db.read(async (c) => (await c.runAndReadAll('SELECT series_id FROM metric_series ORDER BY 1')).getRows())).toEqual([[4n], [6n]]);
+  });
+
+  it('exclusive() runs on the writer connection between flushes', async () => {
+    const w = writer.write('p', rowsOf([series(1n)], [[0, 1, 1]]));
+    const n = await writer.exclusive(async (c) => Number((await c.runAndReadAll('SELECT count(*) FROM metric_points')).getRows()[0][0]));
+    await w;
+    expect(n).toBe(0); // ran before the queued flush, not inside its transaction
+  });
+
+  it('stop() commits what is queued, then refuses new writes', async () => {
+    const pending = writer.write('p', rowsOf([series(1n)], [[0, 1, 1]]));
+    await writer.stop();
+    await pending;
+    expect(await count('SELECT count(*) FROM metric_points')).toBe(1);
+    await expect(writer.write('p', rowsOf([series(1n)], [[0, 2, 1]]))).rejects.toBeInstanceOf(WriterStoppedError);
+  });
+
+  it('more than one statement-full of new series (200 per INSERT) in one flush', async () => {
+    const many = Array.from({ length: 450 }, (_, i) => series(BigInt(1000 + i)));
+    await writer.write('p', rowsOf(many, many.map((_s, i) => [i, i + 1, i])));
+    expect(await count('SELECT count(*) FROM metric_series')).toBe(450);
+    expect(await count('SELECT count(DISTINCT series_id) FROM metric_points')).toBe(450);
+  });
+});
