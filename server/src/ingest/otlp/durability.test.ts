@@ -3,16 +3,14 @@
  * The real server in a child process, real HTTP, SIGKILL right after the last 2xx, a restart on the
  * same data dir, and the points read back through POST /api/v1/metrics/aggregate.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startServer } from '../../testing/server-process.js';
 import { gauge, histogram, ns, num, protobuf, request } from './test-fixtures.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const KEY = 'svc_durability_test_key_0123456789';
 const PROJECT = 'durability-project';
 
@@ -24,49 +22,8 @@ afterAll(() => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function start(): Promise<{ child: ChildProcess; base: string; stderr: () => string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      SVC_DATA_DIR: dataDir,
-      SVC_PORT: String(port),
-      SVC_HOST: '127.0.0.1',
-      SVC_INIT_API_KEY: KEY,
-      SVC_INIT_PROJECT_ID: PROJECT,
-      SVC_LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  children.push(child);
-  let err = '';
-  child.stderr!.on('data', (d) => (err += String(d)));
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${err}`);
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) break;
-    } catch {
-      /* not listening yet */
-    }
-    if (Date.now() > deadline) throw new Error(`server did not start: ${err}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { child, base, stderr: () => err };
-}
+const start = () =>
+  startServer({ SVC_DATA_DIR: dataDir, SVC_INIT_API_KEY: KEY, SVC_INIT_PROJECT_ID: PROJECT });
 
 const T0 = Math.floor((Date.now() - 30 * 60_000) / 60_000) * 60_000;
 const BATCHES = 30;
@@ -94,6 +51,7 @@ describe('durability across kill -9', () => {
   it('every point of every 2xx is there after SIGKILL and a restart', { timeout: 120_000 }, async () => {
     const bodies = Array.from({ length: BATCHES }, (_, b) => batch(b));
     const first = await start();
+    children.push(first.child);
     // Half one by one, half in concurrent bursts (several requests per group commit).
     for (let b = 0; b < BATCHES / 2; b++) expect((await post(first.base, bodies[b])).status).toBe(200);
     for (let b = BATCHES / 2; b < BATCHES; b += 5) {
@@ -105,6 +63,7 @@ describe('durability across kill -9', () => {
     expect(first.child.signalCode).toBe('SIGKILL');
 
     const second = await start();
+    children.push(second.child);
     try {
       const aggregate = async (metric_name: string) => {
         const res = await fetch(`${second.base}/api/v1/metrics/aggregate?project_id=${PROJECT}`, {
