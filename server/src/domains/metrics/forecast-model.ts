@@ -6,6 +6,10 @@
  * `history_points`, `required_history_points`, `missing_buckets`, `status`, `status_reason`,
  * `confidence`, `band_semantics` and `forecast[]`.
  *
+ * This file holds the public types, constants and the {@link fitForecast} orchestration; the steps
+ * live in forecast-grid.ts (scan, gaps, filling, scaling), forecast-seasonality.ts (seasonal
+ * strength) and forecast-holt-winters.ts (fit, parameter search, band), re-exported here by name.
+ *
  * Decisions (all deterministic: the same input always yields exactly the same output):
  *
  * Season length and required history
@@ -85,6 +89,14 @@
  * (10,080 points) fits in a few milliseconds.
  */
 
+import { buildGrid, centreAndScale, plural, scanHistory, shapeProblems } from './forecast-grid.js';
+import { autoBandK, fitHoltWinters, fitQuality, projectForecast } from './forecast-holt-winters.js';
+import { clamp01, seasonalStrengthOf } from './forecast-seasonality.js';
+
+// Parts of the public API that live next to their implementation.
+export { AUTO_BAND_COVERAGE, DAMPING_PHI, MAX_BAND_K, MIN_BAND_K } from './forecast-holt-winters.js';
+export { seasonalStrengthOf, type SeasonalStrength } from './forecast-seasonality.js';
+
 export type ForecastStatus =
   | 'FORECAST_FIT_STATUS_READY'
   | 'FORECAST_FIT_STATUS_INSUFFICIENT_HISTORY'
@@ -139,16 +151,6 @@ export const MAX_SENSITIVITY = 10;
 export const NONSEASONAL_STRENGTH_THRESHOLD = 0.3;
 /** More than this share of the grid span missing is IRREGULAR. */
 export const MAX_MISSING_FRACTION = 0.2;
-/** Target share of fitted points inside the automatic band. */
-export const AUTO_BAND_COVERAGE = 0.95;
-export const MIN_BAND_K = 0.5;
-export const MAX_BAND_K = 5;
-/** Trend damping of the Holt-Winters model. */
-export const DAMPING_PHI = 0.98;
-
-const ALPHAS = [0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9];
-const BETAS = [0, 0.01, 0.05, 0.15];
-const GAMMAS = [0, 0.05, 0.1, 0.2, 0.35];
 
 function assertInterval(intervalMs: number): void {
   if (!Number.isSafeInteger(intervalMs) || intervalMs <= 0) {
@@ -189,313 +191,8 @@ function assertInput(input: ForecastInput): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// History scan
-// ---------------------------------------------------------------------------------------------
-
-interface HistoryScan {
-  duplicates: number;
-  outOfOrder: number;
-  offGrid: number;
-  nonFinite: number;
-  /** Grid timestamps skipped between consecutive sorted distinct finite timestamps. */
-  missing: number;
-  /** Largest number of grid timestamps skipped by one gap. */
-  longestGap: number;
-  allNonNegative: boolean;
-}
-
-function scanHistory(history: Observation[], intervalMs: number): HistoryScan {
-  let duplicates = 0;
-  let outOfOrder = 0;
-  let offGrid = 0;
-  let nonFinite = 0;
-  let allNonNegative = true;
-  const seen = new Set<number>();
-  const finiteTs: number[] = [];
-  let prev = Number.NaN;
-  for (let i = 0; i < history.length; i++) {
-    const { ts, value } = history[i];
-    if (!Number.isFinite(ts) || !Number.isFinite(value)) nonFinite++;
-    if (!(value >= 0)) allNonNegative = false;
-    if (Number.isFinite(ts)) {
-      if (seen.has(ts)) duplicates++;
-      else {
-        seen.add(ts);
-        finiteTs.push(ts);
-      }
-      if (ts % intervalMs !== 0) offGrid++;
-      if (i > 0 && Number.isFinite(prev) && ts < prev) outOfOrder++;
-      prev = ts;
-    }
-  }
-  finiteTs.sort((a, b) => a - b);
-  let missing = 0;
-  let longestGap = 0;
-  for (let i = 1; i < finiteTs.length; i++) {
-    // Grid multiples k·interval with t0 < k·interval < t1.
-    const skipped = Math.max(0, Math.ceil(finiteTs[i] / intervalMs) - 1 - Math.floor(finiteTs[i - 1] / intervalMs));
-    missing += skipped;
-    if (skipped > longestGap) longestGap = skipped;
-  }
-  return { duplicates, outOfOrder, offGrid, nonFinite, missing, longestGap, allNonNegative };
-}
-
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
-}
-
-function shapeProblems(scan: HistoryScan): string[] {
-  const problems: string[] = [];
-  if (scan.duplicates > 0) problems.push(plural(scan.duplicates, 'duplicate timestamp'));
-  if (scan.outOfOrder > 0) problems.push(plural(scan.outOfOrder, 'out-of-order observation'));
-  if (scan.offGrid > 0) problems.push(`${plural(scan.offGrid, 'timestamp')} off the interval grid`);
-  if (scan.nonFinite > 0) problems.push(`${plural(scan.nonFinite, 'observation')} with a non-finite timestamp or value`);
-  return problems;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Grid construction and gap filling
-// ---------------------------------------------------------------------------------------------
-
-/** Values on the grid first..last (length span) plus a mask of observed points; gaps filled. */
-function buildGrid(history: Observation[], intervalMs: number, span: number, s: number): { y: Float64Array; observed: Uint8Array } {
-  const y = new Float64Array(span);
-  const observed = new Uint8Array(span);
-  const t0 = history[0].ts;
-  for (const { ts, value } of history) {
-    const i = Math.round((ts - t0) / intervalMs);
-    y[i] = value;
-    observed[i] = 1;
-  }
-  let i = 0;
-  while (i < span) {
-    if (observed[i]) {
-      i++;
-      continue;
-    }
-    // Gap [i, j): observed[i - 1] and observed[j] are set (first and last grid points are observed).
-    let j = i;
-    while (!observed[j]) j++;
-    const left = y[i - 1];
-    const right = y[j];
-    const width = j - (i - 1);
-    for (let k = i; k < j; k++) {
-      if (s >= 2 && k >= s) y[k] = y[k - s];
-      else y[k] = left + ((right - left) * (k - (i - 1))) / width;
-    }
-    i = j;
-  }
-  return { y, observed };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Seasonal strength
-// ---------------------------------------------------------------------------------------------
-
-export interface SeasonalStrength {
-  /** Degrees-of-freedom adjusted share of detrended variance explained by the daily profile, 0..1. */
-  strength: number;
-  /** Strength that pure Gaussian noise exceeds only ~1 % of the time for this n and phase count. */
-  noiseCeiling: number;
-}
-
-const NONE: SeasonalStrength = { strength: 0, noiseCeiling: 0 };
-
-/** Adjusted strength that pure noise exceeds only ~1 % of the time (normal approximation to the null Beta law of R²). */
-function noiseCeilingOf(n: number, populated: number): number {
-  const a = (populated - 1) / 2;
-  const b = (n - 1 - populated) / 2;
-  if (a <= 0 || b <= 0) return 0;
-  const mean = a / (a + b);
-  const sd = Math.sqrt((a * b) / ((a + b) * (a + b) * (a + b + 1)));
-  const r2 = Math.min(1, mean + 2.33 * sd);
-  return clamp01(1 - ((1 - r2) * (n - 2)) / (n - 1 - populated));
-}
-
-/** Seasonal strength of z on its observed points: linear detrend, per-phase means, adjusted share of variance explained. */
-export function seasonalStrengthOf(z: ArrayLike<number>, observed: ArrayLike<number>, s: number): SeasonalStrength {
-  if (s < 2) return NONE;
-  let n = 0;
-  let sumT = 0;
-  let sumZ = 0;
-  for (let i = 0; i < z.length; i++) {
-    if (!observed[i]) continue;
-    n++;
-    sumT += i;
-    sumZ += z[i];
-  }
-  if (n < 3) return NONE;
-  const meanT = sumT / n;
-  const meanZ = sumZ / n;
-  let sxx = 0;
-  let sxy = 0;
-  for (let i = 0; i < z.length; i++) {
-    if (!observed[i]) continue;
-    const dt = i - meanT;
-    sxx += dt * dt;
-    sxy += dt * (z[i] - meanZ);
-  }
-  const slope = sxx > 0 ? sxy / sxx : 0;
-  const phaseSum = new Float64Array(s);
-  const phaseCount = new Float64Array(s);
-  let ssD = 0;
-  for (let i = 0; i < z.length; i++) {
-    if (!observed[i]) continue;
-    const d = z[i] - (meanZ + slope * (i - meanT));
-    ssD += d * d;
-    phaseSum[i % s] += d;
-    phaseCount[i % s]++;
-  }
-  let populated = 0;
-  for (let p = 0; p < s; p++) {
-    if (phaseCount[p] > 0) {
-      populated++;
-      phaseSum[p] /= phaseCount[p];
-    }
-  }
-  const noiseCeiling = noiseCeilingOf(n, populated);
-  // z is scaled to [-1, 1]; a detrended sum of squares this small is rounding noise: flat series.
-  if (!(ssD > 1e-20 * n)) return { strength: 0, noiseCeiling };
-  let ssR = 0;
-  for (let i = 0; i < z.length; i++) {
-    if (!observed[i]) continue;
-    const r = z[i] - (meanZ + slope * (i - meanT)) - phaseSum[i % s];
-    ssR += r * r;
-  }
-  const dofR = n - 1 - populated;
-  if (dofR <= 0) return { strength: 0, noiseCeiling };
-  return { strength: clamp01(1 - ssR / dofR / (ssD / (n - 2))), noiseCeiling };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Holt-Winters
-// ---------------------------------------------------------------------------------------------
-
-interface HwInit {
-  level: number;
-  trend: number;
-  season: Float64Array;
-}
-
-function initialState(z: Float64Array, s: number): HwInit {
-  let m1 = 0;
-  let m2 = 0;
-  for (let j = 0; j < s; j++) {
-    m1 += z[j];
-    m2 += z[j + s];
-  }
-  m1 /= s;
-  m2 /= s;
-  const trend = (m2 - m1) / s;
-  const season = new Float64Array(s);
-  const mid = (s - 1) / 2;
-  let mean = 0;
-  for (let j = 0; j < s; j++) {
-    const a = z[j] - (m1 + trend * (j - mid));
-    const b = z[j + s] - (m2 + trend * (j - mid));
-    season[j] = (a + b) / 2;
-    mean += season[j];
-  }
-  mean /= s;
-  for (let j = 0; j < s; j++) season[j] -= mean;
-  // State "just before t = 0": the first-season mean sits at its middle, (s + 1) / 2 steps later.
-  return { level: m1 - (trend * (s + 1)) / 2, trend, season };
-}
-
-interface HwRun {
-  sse: number;
-  level: number;
-  trend: number;
-}
-
-/**
- * One pass of additive damped Holt-Winters over z. `season` is overwritten with the final
- * seasonal state (indexed by t mod s). One-step errors at observed points t >= s are summed into
- * sse and, when `residuals` is given, appended to it.
- */
-function runHoltWinters(
-  z: Float64Array,
-  observed: Uint8Array,
-  s: number,
-  alpha: number,
-  beta: number,
-  gamma: number,
-  init: HwInit,
-  season: Float64Array,
-  residuals?: number[],
-): HwRun {
-  season.set(init.season);
-  const phi = DAMPING_PHI;
-  let level = init.level;
-  let trend = init.trend;
-  let sse = 0;
-  const n = z.length;
-  for (let t = 0, j = 0; t < n; t++) {
-    const sj = season[j];
-    const base = level + phi * trend;
-    const y = z[t];
-    const e = y - base - sj;
-    if (t >= s && observed[t] === 1) {
-      sse += e * e;
-      if (residuals) residuals.push(e);
-    }
-    const nextLevel = base + alpha * e; // = alpha·(y - sj) + (1 - alpha)·(level + phi·trend)
-    trend = beta * (nextLevel - level) + (1 - beta) * phi * trend;
-    season[j] = gamma * (y - nextLevel) + (1 - gamma) * sj;
-    level = nextLevel;
-    j++;
-    if (j === s) j = 0;
-  }
-  return { sse, level, trend };
-}
-
-interface HwFit {
-  alpha: number;
-  beta: number;
-  gamma: number;
-  level: number;
-  trend: number;
-  season: Float64Array;
-  residuals: number[];
-}
-
-function fitHoltWinters(z: Float64Array, observed: Uint8Array, s: number): HwFit {
-  const init = initialState(z, s);
-  const scratch = new Float64Array(s);
-  let best = { alpha: ALPHAS[0], beta: BETAS[0], gamma: GAMMAS[0] };
-  let bestSse = Number.POSITIVE_INFINITY;
-  for (const alpha of ALPHAS) {
-    for (const beta of BETAS) {
-      for (const gamma of GAMMAS) {
-        if (gamma > 1 - alpha + 1e-12) continue;
-        const { sse } = runHoltWinters(z, observed, s, alpha, beta, gamma, init, scratch);
-        if (sse < bestSse) {
-          bestSse = sse;
-          best = { alpha, beta, gamma };
-        }
-      }
-    }
-  }
-  const season = new Float64Array(s);
-  const residuals: number[] = [];
-  const run = runHoltWinters(z, observed, s, best.alpha, best.beta, best.gamma, init, season, residuals);
-  return { ...best, level: run.level, trend: run.trend, season, residuals };
-}
-
-// ---------------------------------------------------------------------------------------------
 // Public entry point
 // ---------------------------------------------------------------------------------------------
-
-function finite(x: number): number {
-  if (Number.isNaN(x)) return 0;
-  if (x === Number.POSITIVE_INFINITY) return Number.MAX_VALUE;
-  if (x === Number.NEGATIVE_INFINITY) return -Number.MAX_VALUE;
-  return x;
-}
-
-function clamp01(x: number): number {
-  return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
-}
 
 /** Fits the daily additive seasonal model to the history and forecasts `horizon` grid points. */
 export function fitForecast(input: ForecastInput): ForecastOutput {
@@ -549,41 +246,16 @@ export function fitForecast(input: ForecastInput): ForecastOutput {
   }
 
   const { y, observed } = buildGrid(history, intervalMs, span, s);
-
-  // Centre and scale by midrange / half-range (overflow-safe), so z lies in [-1, 1].
-  let min = Number.POSITIVE_INFINITY;
-  let max = Number.NEGATIVE_INFINITY;
-  for (const { value } of history) {
-    if (value < min) min = value;
-    if (value > max) max = value;
-  }
-  const centre = min / 2 + max / 2;
-  const scale = max / 2 - min / 2;
-  if (!(scale > 1e-12 * Math.max(Math.abs(min), Math.abs(max))) || !(scale > 0)) {
+  const scaled = centreAndScale(history, y, span);
+  if (scaled === null) {
     return notReady('FORECAST_FIT_STATUS_NONSEASONAL', 'History is constant, so it has no seasonal component.');
   }
-  const z = new Float64Array(span);
-  for (let i = 0; i < span; i++) z[i] = (y[i] - centre) / scale;
+  const { centre, scale, z } = scaled;
 
   const { strength, noiseCeiling } = seasonalStrengthOf(z, observed, s);
   const strengthThreshold = Math.max(NONSEASONAL_STRENGTH_THRESHOLD, noiseCeiling);
   const fit = fitHoltWinters(z, observed, s);
-
-  // Residual statistics over observed points after the first season.
-  const residuals = fit.residuals;
-  const m = residuals.length;
-  let sse = 0;
-  for (const e of residuals) sse += e * e;
-  let meanZ = 0;
-  for (let t = s; t < span; t++) if (observed[t]) meanZ += z[t];
-  meanZ /= Math.max(1, m);
-  let sst = 0;
-  for (let t = s; t < span; t++) {
-    if (!observed[t]) continue;
-    const d = z[t] - meanZ;
-    sst += d * d;
-  }
-  const fitScore = sst > 1e-20 * m ? clamp01(1 - sse / sst) : 0;
+  const { fitScore, rms } = fitQuality(fit.residuals, z, observed, s);
   const confidence = clamp01(strength * fitScore * (historyPoints / span));
 
   if (strength < strengthThreshold) {
@@ -594,40 +266,18 @@ export function fitForecast(input: ForecastInput): ForecastOutput {
     );
   }
 
-  const rms = m > 0 ? Math.sqrt(sse / m) : 0;
-  let k: number;
-  if (sensitivity === 0) {
-    if (rms > 0) {
-      const abs = residuals.map(Math.abs).sort((a, b) => a - b);
-      const q = abs[Math.max(0, Math.ceil(AUTO_BAND_COVERAGE * m) - 1)];
-      k = Math.min(MAX_BAND_K, Math.max(MIN_BAND_K, q / rms));
-    } else {
-      k = MIN_BAND_K;
-    }
-  } else {
-    k = sensitivityToK(sensitivity);
-  }
-  const halfWidthZ = k * rms;
-  const floorAtZero = scan.allNonNegative;
-  const lastTs = history[history.length - 1].ts;
-
-  const forecast: ForecastPoint[] = new Array(horizon);
-  let damp = 0;
-  let phiPow = 1;
-  for (let h = 1; h <= horizon; h++) {
-    phiPow *= DAMPING_PHI;
-    damp += phiPow;
-    const zHat = fit.level + damp * fit.trend + fit.season[(span - 1 + h) % s];
-    let expected = finite(centre + scale * zHat);
-    let lower = finite(centre + scale * (zHat - halfWidthZ));
-    let upper = finite(centre + scale * (zHat + halfWidthZ));
-    if (floorAtZero) {
-      expected = Math.max(0, expected);
-      lower = Math.max(0, lower);
-      upper = Math.max(0, upper);
-    }
-    forecast[h - 1] = { timestamp: lastTs + h * intervalMs, expected, lower, upper };
-  }
+  const k = sensitivity === 0 ? autoBandK(fit.residuals, rms) : sensitivityToK(sensitivity);
+  const forecast = projectForecast(fit, {
+    span,
+    s,
+    centre,
+    scale,
+    halfWidthZ: k * rms,
+    floorAtZero: scan.allNonNegative,
+    lastTs: history[history.length - 1].ts,
+    intervalMs,
+    horizon,
+  });
 
   return {
     history_points: historyPoints,
