@@ -116,7 +116,7 @@ async function main() {
       SELECT '${projectId}', s, 'bench.latency', 'gauge', 'bench', 'prod', '{"host":"host-' || s || '","region":"r' || (s % 10) || '"}'
       FROM range(${SERIES}) t(s)`);
     await telemetry.writer.run(`
-      INSERT INTO metric_points
+      INSERT INTO metric_points (project_id, name, series_id, ts, value)
       SELECT '${projectId}', 'bench.latency', s, ${start} + i * ${stepMs}, random() * 100
       FROM range(${SERIES}) a(s), range(${perSeries}) b(i)`);
     const queries = [

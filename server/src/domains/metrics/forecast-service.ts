@@ -1,6 +1,7 @@
 /**
  * Forecast rules around the model (spec 1, "Forecast body", "Forecast response").
- * The model gets one observation per interval bucket (the bucket mean), aligned to the epoch grid.
+ * The model gets one observation per interval bucket (the bucket mean), aligned to the epoch grid; a
+ * cumulative counter's samples count as their increases (service.ts, "Counters").
  */
 import { invalidRequest } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';

@@ -19,7 +19,7 @@ describe('metric forecast', () => {
       `INSERT INTO metric_series VALUES ('${projectId}', 1, '${name}', 'gauge', 'api', '${env}', '{}')`,
     );
     await t.ctx.telemetry.writer.run(`
-      INSERT INTO metric_points
+      INSERT INTO metric_points (project_id, name, series_id, ts, value)
       SELECT '${projectId}', '${name}', 1, ${end} - (i + 1) * ${HOUR}, 100 + 50 * sin(2 * pi() * ((${end} - (i + 1) * ${HOUR}) % 86400000) / 86400000)
       FROM range(${days * 24}) t(i)`);
   }

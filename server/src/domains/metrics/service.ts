@@ -32,6 +32,21 @@
  *   an increase only when its start time is inside the window (the series started there); otherwise (start
  *   before the window, or unknown) it is only the baseline. The visible window starts just after the metric's
  *   tombstone, so a series that started before a delete brings back no counts from before it.
+ * - Counters ("Counters"): a cumulative monotonic sum (OTLP Sum, is_monotonic, temporality CUMULATIVE or
+ *   UNSPECIFIED; stored with its start time) is read by the aggregate as its increases, by the histogram's
+ *   rules: each sample is compared with the previous sample (by time) of the same series and start time
+ *   in the visible window, and its value becomes the difference; a value below the previous one is a reset
+ *   and counts whole; a changed start time is a new run, whose first sample counts whole when its start
+ *   time is inside the visible window. A sample with no earlier sample of its run in the visible window
+ *   counts whole only when its start time is inside that window (at or after the window start, after the
+ *   tombstone); otherwise (the run started before the window or the tombstone, or its start is unknown) it
+ *   is only the baseline and gives no value. Samples before the window are never read, so the increase
+ *   between the last sample before the window and the first one in it is not counted (the same as for
+ *   histograms: a window's answer depends on its own samples only). The increase is placed at the later
+ *   sample's time, so it lands in that sample's bucket. Every aggregation (count and avg included) then
+ *   runs over these increases; a bucket whose samples are all baselines is absent, a bucket whose samples
+ *   did not move holds 0. Gauges, non-monotonic sums, delta sums and histogram/summary means are read as
+ *   stored. The forecast history uses the same increases for its bucket means.
  * - Histogram counts above 2^53-1 are JSON strings, others JSON numbers.
  * - The histogram body follows the aggregate rules for `step`, `time_range` and the 500-bucket limit.
  * - Recorded-content labels (`gen_ai.prompt`, `gen_ai.completion`, `gen_ai.input.messages`,

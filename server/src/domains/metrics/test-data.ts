@@ -41,22 +41,24 @@ export async function insertSeries(t: TestApp, s: SeriesSpec): Promise<bigint> {
   return id;
 }
 
-/** Points as [ISO time or ms, value] pairs. */
-export async function insertPoints(
-  t: TestApp,
-  p: { projectId: string; name: string; seriesId: bigint },
-  points: [string | number, number][],
-): Promise<void> {
-  for (const [at, value] of points) {
+/**
+ * A point as [ISO time or ms, value], or [time, value, start] for a cumulative counter sample: `start` is
+ * its start_ts (ISO time or ms; -1 is the unknown start, see schema.ts). Without it start_ts is NULL.
+ */
+export type PointSpec = [string | number, number] | [string | number, number, string | number];
+
+export async function insertPoints(t: TestApp, p: { projectId: string; name: string; seriesId: bigint }, points: PointSpec[]): Promise<void> {
+  for (const [at, value, startAt] of points) {
     await t.ctx.telemetry.writer.run(
-      'INSERT INTO metric_points (project_id, name, series_id, ts, value) VALUES ($project, $name, $id, $ts, $value)',
-      { project: p.projectId, name: p.name, id: p.seriesId, ts: BigInt(toMs(at)), value },
+      'INSERT INTO metric_points (project_id, name, series_id, ts, value, start_ts) VALUES ($project, $name, $id, $ts, $value, $start)',
+      { project: p.projectId, name: p.name, id: p.seriesId, ts: BigInt(toMs(at)), value, start: startAt === undefined ? null : BigInt(toMs(startAt)) },
+      { start: BIGINT },
     );
   }
 }
 
 /** A series and its points in one call. */
-export async function insertMetric(t: TestApp, s: SeriesSpec, points: [string | number, number][]): Promise<bigint> {
+export async function insertMetric(t: TestApp, s: SeriesSpec, points: PointSpec[]): Promise<bigint> {
   const seriesId = await insertSeries(t, s);
   await insertPoints(t, { projectId: s.projectId, name: s.name, seriesId }, points);
   return seriesId;

@@ -4,7 +4,7 @@ import { decodeJsonRequest, decodeProtobufRequest, type KeyValue } from './decod
 import { exponentialToExplicit } from './exponential.js';
 import { convertMetrics } from './metrics-convert.js';
 import { labelsJson, nanosToMs, seriesId, uint64ToBigInt } from './values.js';
-import { attrs, gauge, ns, num, protobuf, request } from './test-fixtures.js';
+import { attrs, gauge, ns, num, protobuf, request, sum } from './test-fixtures.js';
 
 const Long = createRequire(createRequire(import.meta.url).resolve('@opentelemetry/otlp-transformer/build/src/generated/root.js'))('long') as {
   fromString(s: string, unsigned?: boolean): { low: number; high: number; unsigned: boolean };
@@ -83,6 +83,26 @@ describe('convertMetrics', () => {
   it('NoRecordedValue points are skipped silently: not stored, not rejected', () => {
     const out = convertMetrics(decodeProtobufRequest(protobuf(request({}, [gauge('g', [{ timeUnixNano: ns(5), flags: 1 }, num(6, 2)])]))));
     expect(out).toMatchObject({ total: 2, rejected: 0, pointTs: [6], pointValue: [2] });
+  });
+
+  it('pointStart: absent without a cumulative counter point; otherwise one entry per point, NaN but for cumulative counter points', () => {
+    const start = { startTimeUnixNano: ns(1000) };
+    const plain = convertMetrics(decodeProtobufRequest(protobuf(request({}, [gauge('g', [num(5000, 1, {}, start)]), sum('d', [num(5000, 2, {}, start)], true, 1)]))));
+    expect(plain.pointStart).toBeUndefined();
+    const mixed = convertMetrics(
+      decodeProtobufRequest(
+        protobuf(
+          request({}, [
+            gauge('g', [num(5000, 1, {}, start)]),
+            sum('c', [num(5000, 2, {}, start), num(6000, 3)], true, 2),
+            sum('u', [num(5000, 4, {}, start)], false, 2),
+            sum('x', [num(5000, 5, {}, start)], true, 0),
+          ]),
+        ),
+      ),
+    );
+    expect(mixed.pointValue).toEqual([1, 2, 3, 4, 5]);
+    expect(mixed.pointStart).toEqual([NaN, 1000, -1, NaN, 1000]);
   });
 
   it('series are hashed once and listed once per request, in every request that uses them', () => {

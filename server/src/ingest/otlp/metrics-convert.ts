@@ -5,6 +5,10 @@
  *   ExponentialHistogram -> `histogram`; Summary -> `summary`.
  * - Every sample is one metric_points row: gauges and sums their value; histograms and summaries their
  *   mean (sum / count) when count > 0 and a sum was sent, otherwise no point row.
+ * - A monotonic Sum with CUMULATIVE temporality (UNSPECIFIED is read as cumulative, as for histograms)
+ *   also stores its start time in ms as the point's `start_ts` (UNKNOWN_START when
+ *   start_time_unix_nano is 0), so reads can turn its running totals into increases; every other point
+ *   has none (NULL).
  * - Histograms (both kinds) also get a metric_histograms row with their buckets as explicit upper bounds.
  * - Resource attributes give only `service_name` (`service.name`) and `environment`
  *   (`deployment.environment.name`, else `deployment.environment`). Other resource attributes and the
@@ -14,7 +18,7 @@
  *   counted and the first reason kept; the rest of the request is stored. A point flagged
  *   NoRecordedValue (flags bit 0) carries no sample and is skipped without being counted as rejected.
  */
-import type { HistogramRow, MetricRows, MetricType, SeriesRow } from '../../storage/telemetry/duckdb/metrics-writer.js';
+import { UNKNOWN_START, type HistogramRow, type MetricRows, type MetricType, type SeriesRow } from '../../storage/telemetry/duckdb/metrics-writer.js';
 import type {
   ExponentialHistogramDataPoint,
   HistogramDataPoint,
@@ -100,6 +104,7 @@ class Converter {
     pointSeries: [],
     pointTs: [],
     pointValue: [],
+    pointStart: undefined,
     histograms: [],
     total: 0,
     rejected: 0,
@@ -128,7 +133,8 @@ class Converter {
   private metric(m: Metric): void {
     this.name = m.name ?? '';
     if (m.gauge) this.numbers(m.gauge.dataPoints, 'gauge');
-    else if (m.sum) this.numbers(m.sum.dataPoints, m.sum.isMonotonic ? 'counter' : 'gauge');
+    else if (m.sum)
+      this.numbers(m.sum.dataPoints, m.sum.isMonotonic ? 'counter' : 'gauge', !!m.sum.isMonotonic && temporality(m.sum.aggregationTemporality) === 'cumulative');
     else if (m.histogram) this.histograms(m.histogram.dataPoints, temporality(m.histogram.aggregationTemporality));
     else if (m.exponentialHistogram)
       this.exponentials(m.exponentialHistogram.dataPoints, temporality(m.exponentialHistogram.aggregationTemporality));
@@ -202,14 +208,22 @@ class Converter {
     return c;
   }
 
-  private point(s: CachedSeries, ts: number, value: number): void {
+  /** `start`: the start time of a cumulative counter sample (see MetricRows.pointStart), NaN for any other. */
+  private point(s: CachedSeries, ts: number, value: number, start = NaN): void {
     const o = this.out;
+    if (o.pointStart !== undefined) o.pointStart.push(start);
+    else if (!Number.isNaN(start)) {
+      // The first cumulative counter point of the request: the earlier points had no start.
+      o.pointStart = new Array<number>(o.pointTs.length).fill(NaN);
+      o.pointStart.push(start);
+    }
     o.pointSeries.push(s.index);
     o.pointTs.push(ts);
     o.pointValue.push(value);
   }
 
-  private numbers(points: NumberDataPoint[], type: MetricType): void {
+  /** `cumulative`: a cumulative monotonic Sum, whose points keep their start time. */
+  private numbers(points: NumberDataPoint[], type: MetricType, cumulative = false): void {
     this.begin(type);
     for (const p of points ?? []) {
       const ts = this.admit(p);
@@ -225,7 +239,12 @@ class Converter {
         this.reject('a data point value is NaN or infinite');
         continue;
       }
-      this.point(this.series(p.attributes), ts, value);
+      let start = NaN;
+      if (cumulative) {
+        const ms = nanosToMs(p.startTimeUnixNano);
+        start = ms > 0 ? ms : UNKNOWN_START;
+      }
+      this.point(this.series(p.attributes), ts, value, start);
     }
   }
 

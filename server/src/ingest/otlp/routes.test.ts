@@ -351,6 +351,55 @@ describe('POST /v1/metrics: metric kinds', () => {
     ]);
   });
 
+  it('a cumulative monotonic Sum keeps its start time as start_ts (-1 when 0; temporality unspecified is cumulative); delta and non-monotonic sums, gauges and histogram means leave it NULL', async () => {
+    for (const format of ['protobuf', 'json'] as const) {
+      const p = await project();
+      const start = { startTimeUnixNano: ns(T0 - 30_000) };
+      const res = await postMetrics(
+        t,
+        request({}, [
+          sum('c_cumulative', [num(T0, 5, {}, start), num(T0 + 1000, 6, { s: 'nostart' })], true, 2),
+          sum('c_unspecified', [num(T0, 1, {}, start)], true, 0),
+          sum('c_delta', [num(T0, 2, {}, start)], true, 1),
+          sum('updown', [num(T0, 3, {}, start)], false, 2),
+          gauge('temp', [num(T0, 4, {}, start)]),
+          histogram('latency', [{ timeUnixNano: ns(T0), ...start, count: '2', sum: 8, bucketCounts: ['2'], explicitBounds: [] }]),
+        ]),
+        { key: p.key, format },
+      );
+      expect(res.statusCode, format).toBe(200);
+      const stored = await rows(t, 'SELECT name, ts, value, start_ts FROM metric_points WHERE project_id = $p ORDER BY name, ts', { p: p.projectId });
+      expect(stored, format).toEqual([
+        { name: 'c_cumulative', ts: String(T0), value: 5, start_ts: String(T0 - 30_000) },
+        { name: 'c_cumulative', ts: String(T0 + 1000), value: 6, start_ts: '-1' },
+        { name: 'c_delta', ts: String(T0), value: 2, start_ts: null },
+        { name: 'c_unspecified', ts: String(T0), value: 1, start_ts: String(T0 - 30_000) },
+        { name: 'latency', ts: String(T0), value: 4, start_ts: null },
+        { name: 'temp', ts: String(T0), value: 4, start_ts: null },
+        { name: 'updown', ts: String(T0), value: 3, start_ts: null },
+      ]);
+    }
+  });
+
+  it('start_ts lands on the right rows when a request spans several data chunks and mixes kinds', async () => {
+    const p = await project();
+    const gaugePoints = Array.from({ length: 3000 }, (_, i) => num(T0 + i, i));
+    const counterPoints = Array.from({ length: 3000 }, (_, i) => num(T0 + i, i, {}, { startTimeUnixNano: ns(T0 - 1000 - i) }));
+    const res = await postMetrics(t, request({}, [gauge('g1', gaugePoints.slice(0, 2500)), sum('c', counterPoints), gauge('g2', gaugePoints.slice(2500))]), {
+      key: p.key,
+    });
+    expect(res.statusCode).toBe(200);
+    const [check] = await rows(
+      t,
+      `SELECT count(*) FILTER (WHERE name <> 'c' AND start_ts IS NULL) AS gauges_null,
+              count(*) FILTER (WHERE name = 'c' AND start_ts = $t0::BIGINT - 1000 - (ts - $t0::BIGINT)) AS counters_right,
+              count(*) AS total
+       FROM metric_points WHERE project_id = $p`,
+      { p: p.projectId, t0: String(T0) },
+    );
+    expect(check).toEqual({ gauges_null: '3000', counters_right: '3000', total: '6000' });
+  });
+
   it('Histogram -> histogram: explicit bounds and counts preserved, mean as the point, temporality, start_ts (NULL when 0)', async () => {
     const p = await project();
     const res = await postMetrics(

@@ -5,7 +5,9 @@
  *
  * Shape of the aggregate: the metric's series are selected on the small `metric_series` table (service,
  * environment, label filters, group values), then the points are filtered by project, name and time
- * range, joined by `series_id` and bucketed with integer arithmetic on `ts`.
+ * range, joined by `series_id` and bucketed with integer arithmetic on `ts`. When the metric has
+ * cumulative counter samples in the visible range, the points first go through counter-increases.ts
+ * (each counter sample becomes its increase, a baseline-only sample no row); otherwise the plain scan runs.
  */
 import { BIGINT, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import type {
@@ -19,6 +21,7 @@ import type {
   MetricsStore,
   TimeWindow,
 } from '../../../domains/metrics/store.js';
+import { counterIncreasesSql, hasCounterSamples } from './counter-increases.js';
 import type { TelemetryDb } from './open.js';
 
 const MIN_TS = -(2n ** 63n);
@@ -180,23 +183,34 @@ export class DuckDbMetricsQuery implements MetricsStore {
         FROM (SELECT series_id${labelCols} FROM metric_series WHERE ${conds.join(' AND ')}))`;
     // `origin` is the aligned bucket at or before the window start, so `ts - origin` is never negative and
     // integer division is the floor: bucket = origin + b * step = floor(ts / step) * step.
-    const pointsCte = `p AS (
-        SELECT ${needSeries ? 's.gid' : '1 AS gid'}, (mp.ts - $origin) // $step AS b, mp.value
-        FROM metric_points mp ${needSeries ? 'JOIN s ON mp.series_id = s.series_id' : ''}
-        WHERE mp.project_id = $project AND mp.name = $name AND mp.ts BETWEEN $lo AND $hi)`;
-    const cte = needSeries ? `WITH ${seriesCte}, ${pointsCte}` : `WITH ${pointsCte}`;
+    const gidCol = needSeries ? 's.gid' : '1 AS gid';
+    const seriesJoin = needSeries ? 'JOIN s ON mp.series_id = s.series_id' : '';
+    const inRange = 'mp.project_id = $project AND mp.name = $name AND mp.ts BETWEEN $lo AND $hi';
+    const plainPoints = `p AS (
+        SELECT ${gidCol}, (mp.ts - $origin) // $step AS b, mp.value
+        FROM metric_points mp ${seriesJoin}
+        WHERE ${inRange})`;
+    // Cumulative counter samples become increases within the visible range (which starts at $lo).
+    const counterPoints = `raw AS (
+        SELECT ${gidCol}, mp.series_id, mp.ts, mp.start_ts, mp.value
+        FROM metric_points mp ${seriesJoin}
+        WHERE ${inRange}),
+      inc AS (${counterIncreasesSql('raw', ['gid'], '$lo')}),
+      p AS (SELECT gid, (ts - $origin) // $step AS b, value FROM inc)`;
     const value = `(${AGGREGATE_SQL[q.aggregation]})::DOUBLE`;
-    const select =
-      groups.length > 0
-        ? `${cte},
-           a AS (SELECT gid, b, ${value} AS value FROM p GROUP BY gid, b),
-           g AS (SELECT DISTINCT gid, ${groups.join(', ')} FROM s)
-           SELECT ${groups.map((x) => `g.${x}`).join(', ')}, a.b, a.value FROM a JOIN g ON g.gid = a.gid ORDER BY a.gid, a.b`
-        : `${cte} SELECT b, ${value} AS value FROM p GROUP BY b ORDER BY b`;
 
     return this.db.read(async (c) => {
       const range = await visibleRange(c, q.projectId, q.metricName, { startMs: q.startMs, endMs: q.endMs });
       if (!range) return { kind: 'rows', rows: [] };
+      const pointsCte = (await hasCounterSamples(c, q.projectId, q.metricName, range.lo, range.hi)) ? counterPoints : plainPoints;
+      const cte = needSeries ? `WITH ${seriesCte}, ${pointsCte}` : `WITH ${pointsCte}`;
+      const select =
+        groups.length > 0
+          ? `${cte},
+             a AS (SELECT gid, b, ${value} AS value FROM p GROUP BY gid, b),
+             g AS (SELECT DISTINCT gid, ${groups.join(', ')} FROM s)
+             SELECT ${groups.map((x) => `g.${x}`).join(', ')}, a.b, a.value FROM a JOIN g ON g.gid = a.gid ORDER BY a.gid, a.b`
+          : `${cte} SELECT b, ${value} AS value FROM p GROUP BY b ORDER BY b`;
       const step = BigInt(q.stepMs);
       const origin = range.lo - (((range.lo % step) + step) % step);
       Object.assign(params, range, { origin });

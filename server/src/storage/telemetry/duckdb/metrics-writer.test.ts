@@ -1,3 +1,7 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MetricsWriter, WriterStoppedError, type MetricRows, type SeriesRow } from './metrics-writer.js';
 import { openTelemetryDb, type TelemetryDb } from './open.js';
@@ -131,5 +135,58 @@ describe('MetricsWriter (group commit)', () => {
     await writer.write('p', rowsOf(many, many.map((_s, i) => [i, i + 1, i])));
     expect(await count('SELECT count(*) FROM metric_series')).toBe(450);
     expect(await count('SELECT count(DISTINCT series_id) FROM metric_points')).toBe(450);
+  });
+
+  it('start_ts: NULL unless pointStart gives one (NaN is NULL), across chunk boundaries', async () => {
+    const n = 5000;
+    const rows = rowsOf([series(1n)], Array.from({ length: n }, (_, i) => [0, i, i] as [number, number, number]));
+    rows.pointStart = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? 100 + i : i % 3 === 1 ? NaN : -1));
+    await writer.write('p', rows);
+    await writer.write('q', rowsOf([series(2n)], [[0, 1, 1]]));
+    const [[wrong, nulls, unknown, total]] = await db.read(async (c) =>
+      (
+        await c.runAndReadAll(`SELECT count(*) FILTER (WHERE project_id = 'p' AND ts % 3 = 0 AND start_ts IS DISTINCT FROM 100 + ts)
+                                      + count(*) FILTER (WHERE project_id = 'p' AND ts % 3 = 2 AND start_ts IS DISTINCT FROM -1),
+                                      count(*) FILTER (WHERE start_ts IS NULL), count(*) FILTER (WHERE start_ts = -1), count(*) FROM metric_points`)
+      ).getRows(),
+    );
+    const third = (r: number) => BigInt(Array.from({ length: n }, (_, i) => i).filter((i) => i % 3 === r).length);
+    expect([wrong, nulls, unknown, total]).toEqual([0n, third(1) + 1n, third(2), BigInt(n + 1)]);
+    // Chunks of counters only (no NULL at all).
+    const counters = rowsOf([series(3n)], Array.from({ length: n }, (_, i) => [0, i, i] as [number, number, number]));
+    counters.pointStart = Array.from({ length: n }, (_, i) => 7 + i);
+    await writer.write('r', counters);
+    expect(await count(`SELECT count(*) FROM metric_points WHERE project_id = 'r' AND start_ts = 7 + ts`)).toBe(n);
+  });
+});
+
+describe('metric_points.start_ts schema upgrade', () => {
+  it('a data file from before start_ts gains the column on open: old rows read NULL, new points append', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-upgrade-'));
+    try {
+      const old = await DuckDBInstance.create(path.join(dir, 'telemetry.duckdb'));
+      const c = await old.connect();
+      await c.run('CREATE TABLE metric_points (project_id VARCHAR NOT NULL, name VARCHAR NOT NULL, series_id UBIGINT NOT NULL, ts BIGINT NOT NULL, value DOUBLE NOT NULL)');
+      await c.run("INSERT INTO metric_points VALUES ('p', 'm', 1, 1000, 2.5)");
+      c.closeSync();
+      old.closeSync();
+
+      for (let open = 0; open < 2; open++) {
+        const upgraded = await openTelemetryDb({ dataDir: dir });
+        const w = new MetricsWriter(upgraded);
+        try {
+          const rows = rowsOf([series(1n)], [[0, 2000 + open, 3]]);
+          rows.pointStart = [500];
+          await w.write('p', rows);
+          const got = await upgraded.read(async (r) => (await r.runAndReadAll('SELECT ts, value, start_ts FROM metric_points ORDER BY ts')).getRows());
+          expect(got).toEqual([[1000n, 2.5, null], [2000n, 3, 500n], ...(open === 1 ? [[2001n, 3, 500n]] : [])]);
+        } finally {
+          await w.stop();
+          await upgraded.close();
+        }
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
