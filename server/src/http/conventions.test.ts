@@ -92,6 +92,19 @@ describe('HTTP conventions', () => {
     expect((await t.call({ method: 'GET', url: '/readyz', key: null })).json()).toMatchObject({ status: 'ready', control: 'sqlite', telemetry: 'duckdb' });
   });
 
+  it('GET /readyz is 503 with Retry-After when a store is unreachable', async () => {
+    const ping = t.ctx.telemetry.ping;
+    t.ctx.telemetry.ping = () => Promise.reject(new Error('down'));
+    try {
+      const res = await t.call({ method: 'GET', url: '/readyz', key: null });
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('1');
+      expect(res.json()).toEqual({ error: 'unavailable', message: 'control store ok, telemetry store unreachable' });
+    } finally {
+      t.ctx.telemetry.ping = ping;
+    }
+  });
+
   it('GET /api/v1/openapi.json is OpenAPI 3.1 and covers every route', async () => {
     const res = await t.call({ method: 'GET', url: '/api/v1/openapi.json', key: null });
     expect(res.statusCode).toBe(200);
