@@ -1,19 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runInProcess, startFakeApi, stderrJson, tempConfigHome, type FakeApi } from './testing/fake-api.js';
+import { startCliTestEnv, stopCliTestEnv, type CliTestEnv } from './testing/cli-test-env.js';
+import { runInProcess, startFakeApi, stderrJson } from './testing/fake-api.js';
 
-let api: FakeApi;
-let tmp: ReturnType<typeof tempConfigHome>;
-let env: Record<string, string>;
+let api: CliTestEnv['api'];
+let tmp: CliTestEnv['tmp'];
+let env: CliTestEnv['env'];
 beforeEach(async () => {
-  api = await startFakeApi();
-  tmp = tempConfigHome();
-  env = { ...tmp.env, SVC_API_URL: api.url, SVC_API_KEY: 'test-key' };
+  ({ api, tmp, env } = await startCliTestEnv());
   api.on('GET', '/projects', { body: { projects: [{ id: 'p1', name: 'web', sampling_rate: 1, created_at: '2024-01-01T00:00:00Z' }], next_cursor: null } });
 });
-afterEach(async () => {
-  await api.close();
-  tmp.cleanup();
-});
+afterEach(() => stopCliTestEnv({ api, tmp }));
 
 describe('argv parsing', () => {
   it('accepts global flags before and after the subcommand', async () => {

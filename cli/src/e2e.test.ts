@@ -6,23 +6,19 @@ import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configPath } from './config.js';
-import { BIN, runInProcess, spawnSvc, startFakeApi, stderrJson, tempConfigHome, type FakeApi } from './testing/fake-api.js';
+import { startCliTestEnv, stopCliTestEnv, type CliTestEnv } from './testing/cli-test-env.js';
+import { BIN, runInProcess, spawnSvc, stderrJson } from './testing/fake-api.js';
 
 const P1 = { id: 'p1', name: 'web', sampling_rate: 1, created_at: '2024-01-01T00:00:00Z' };
 
-let api: FakeApi;
-let tmp: ReturnType<typeof tempConfigHome>;
-let env: Record<string, string>;
+let api: CliTestEnv['api'];
+let tmp: CliTestEnv['tmp'];
+let env: CliTestEnv['env'];
 beforeEach(async () => {
-  api = await startFakeApi();
-  tmp = tempConfigHome();
-  env = { ...tmp.env, SVC_API_URL: api.url, SVC_API_KEY: 'test-key' };
+  ({ api, tmp, env } = await startCliTestEnv());
   api.on('GET', '/projects', { body: { projects: [P1], next_cursor: null } });
 });
-afterEach(async () => {
-  await api.close();
-  tmp.cleanup();
-});
+afterEach(() => stopCliTestEnv({ api, tmp }));
 
 describe('spec rules', () => {
   it('The client binary is named `svc`.', async () => {

@@ -1,20 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runInProcess, startFakeApi, stderrJson, tempConfigHome, type FakeApi } from '../testing/fake-api.js';
+import { startCliTestEnv, stopCliTestEnv, type CliTestEnv } from '../testing/cli-test-env.js';
+import { runInProcess, stderrJson } from '../testing/fake-api.js';
 
 const NOW = new Date('2024-06-01T12:00:00.000Z');
 
-let api: FakeApi;
-let tmp: ReturnType<typeof tempConfigHome>;
-let env: Record<string, string>;
+let api: CliTestEnv['api'];
+let tmp: CliTestEnv['tmp'];
+let env: CliTestEnv['env'];
 beforeEach(async () => {
-  api = await startFakeApi();
-  tmp = tempConfigHome();
-  env = { ...tmp.env, SVC_API_URL: api.url, SVC_API_KEY: 'test-key' };
+  ({ api, tmp, env } = await startCliTestEnv());
 });
-afterEach(async () => {
-  await api.close();
-  tmp.cleanup();
-});
+afterEach(() => stopCliTestEnv({ api, tmp }));
 
 const svc = (args: string[], opts: { stdoutTTY?: boolean; env?: Record<string, string> } = {}) =>
   runInProcess(args, { env: opts.env ?? env, now: NOW, stdoutTTY: opts.stdoutTTY });

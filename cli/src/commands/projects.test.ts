@@ -1,23 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configPath, updateProfile } from '../config.js';
-import { runInProcess, startFakeApi, stderrJson, tempConfigHome, type FakeApi } from '../testing/fake-api.js';
+import { startCliTestEnv, stopCliTestEnv, type CliTestEnv } from '../testing/cli-test-env.js';
+import { runInProcess, stderrJson } from '../testing/fake-api.js';
 
 const P1 = { id: 'p1', name: 'web', sampling_rate: 1, created_at: '2024-01-01T00:00:00Z' };
 const P2 = { id: 'p2', name: 'batch', sampling_rate: 0.5, created_at: '2024-01-02T00:00:00Z' };
 
-let api: FakeApi;
-let tmp: ReturnType<typeof tempConfigHome>;
-let env: Record<string, string>;
+let api: CliTestEnv['api'];
+let tmp: CliTestEnv['tmp'];
+let env: CliTestEnv['env'];
 beforeEach(async () => {
-  api = await startFakeApi();
-  tmp = tempConfigHome();
-  env = { ...tmp.env, SVC_API_URL: api.url, SVC_API_KEY: 'test-key' };
+  ({ api, tmp, env } = await startCliTestEnv());
 });
-afterEach(async () => {
-  await api.close();
-  tmp.cleanup();
-});
+afterEach(() => stopCliTestEnv({ api, tmp }));
 
 describe('svc projects', () => {
   it('list forwards --limit/--cursor and prints next_cursor; --all follows the cursors', async () => {

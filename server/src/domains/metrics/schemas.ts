@@ -11,7 +11,7 @@ import {
   METRIC_TYPES,
   STEPS,
   type Step,
-} from './service.js';
+} from './request-rules.js';
 import type { Aggregation, MetricType } from './store.js';
 
 /** A string enum as a plain `enum` keyword, so an unknown value gets "must be one of: ..." naming the allowed ones. */

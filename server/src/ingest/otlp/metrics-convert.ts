@@ -18,19 +18,19 @@
  *   counted and the first reason kept; the rest of the request is stored. A point flagged
  *   NoRecordedValue (flags bit 0) carries no sample and is skipped without being counted as rejected.
  */
-import { UNKNOWN_START, type HistogramRow, type MetricRows, type MetricType, type SeriesRow } from '../../storage/telemetry/duckdb/metrics-writer.js';
-import type {
-  ExponentialHistogramDataPoint,
-  HistogramDataPoint,
-  Int64,
-  KeyValue,
-  Metric,
-  MetricsInput,
-  NumberDataPoint,
-  SummaryDataPoint,
-} from './decode.js';
-import { exponentialToExplicit } from './exponential.js';
-import { anyValueText, int64ToNumber, labelsJson, nanosToMs, resourceIdentity, seriesId, uint64ToBigInt } from './values.js';
+import { UNKNOWN_START, type HistogramRow, type MetricRows, type MetricType } from '../../storage/telemetry/duckdb/metrics-writer.js';
+import type { Int64, KeyValue, Metric, MetricsInput } from './decode.js';
+import {
+  exponentialValue,
+  histogramValue,
+  numberValue,
+  summaryValue,
+  temporality,
+  type Rejected,
+  type SampleValue,
+} from './metrics-points.js';
+import { addSeries, findSeries, newContext, nextEpoch, seriesContext, type CachedSeries, type SeriesContext } from './metrics-series-cache.js';
+import { nanosToMs, resourceIdentity, seriesId } from './values.js';
 
 export interface ConvertResult extends MetricRows {
   /** Data points in the request: stored, rejected or skipped. */
@@ -41,62 +41,10 @@ export interface ConvertResult extends MetricRows {
 }
 
 const NO_RECORDED_VALUE = 1;
-const MIN_SCALE = -10;
-const MAX_SCALE = 20;
 
 type PointBase = { attributes: KeyValue[]; timeUnixNano?: Int64; startTimeUnixNano?: Int64; flags?: number | null };
 
-/**
- * Series rows by (name, type, service, environment), then by the point's attributes as sent. A process
- * cache, so the canonical labels and the sha256 are computed once per series, not once per request.
- * Never stale (a series id is a pure function of its inputs); dropped whole when it grows past its bound.
- */
-interface CachedSeries {
-  row: SeriesRow;
-  /** The last conversion that listed this series in its output, and where. */
-  epoch: number;
-  index: number;
-}
-/**
- * A trie over the attribute key and value texts in the order sent, one string per level, so lookups
- * need no key string built per point (decoded strings are mostly interned, see decode.ts, so each step
- * is a pointer comparison or a Map lookup with a cached hash). Most nodes have one child, kept inline.
- */
-interface TrieNode {
-  key: string | undefined;
-  child: TrieNode | undefined;
-  more: Map<string, TrieNode> | undefined;
-  series: CachedSeries | undefined;
-}
-interface SeriesContext {
-  root: TrieNode;
-  /** By canonical labels JSON: attribute orders that differ share one entry. */
-  byLabels: Map<string, CachedSeries>;
-}
-const MAX_CACHED_NODES = 500_000;
-const seriesCache = new Map<string, SeriesContext>();
-let cachedNodes = 0;
-let epochs = 0;
-
-const newNode = (): TrieNode => ({ key: undefined, child: undefined, more: undefined, series: undefined });
-const newContext = (): SeriesContext => ({ root: newNode(), byLabels: new Map() });
-
-function step(node: TrieNode, s: string): TrieNode | undefined {
-  if (node.key === s) return node.child;
-  return node.more?.get(s);
-}
-
-function stepOrAdd(node: TrieNode, s: string): TrieNode {
-  const found = step(node, s);
-  if (found) return found;
-  const n = newNode();
-  cachedNodes++;
-  if (node.key === undefined) {
-    node.key = s;
-    node.child = n;
-  } else (node.more ??= new Map()).set(s, n);
-  return n;
-}
+const isRejected = (v: unknown): v is Rejected => typeof v === 'object' && v !== null && 'rejected' in v;
 
 class Converter {
   readonly out: ConvertResult = {
@@ -110,11 +58,12 @@ class Converter {
     rejected: 0,
     firstRejection: undefined,
   };
-  private readonly epoch = ++epochs;
+  private readonly epoch = nextEpoch();
   private name = '';
   private type: MetricType = 'gauge';
   private serviceName: string | null = null;
   private environment: string | null = null;
+  private contextKey = '';
   private context: SeriesContext = newContext();
   private lastResource: KeyValue[] | null = null;
 
@@ -132,21 +81,23 @@ class Converter {
 
   private metric(m: Metric): void {
     this.name = m.name ?? '';
-    if (m.gauge) this.numbers(m.gauge.dataPoints, 'gauge');
-    else if (m.sum)
-      this.numbers(m.sum.dataPoints, m.sum.isMonotonic ? 'counter' : 'gauge', !!m.sum.isMonotonic && temporality(m.sum.aggregationTemporality) === 'cumulative');
-    else if (m.histogram) this.histograms(m.histogram.dataPoints, temporality(m.histogram.aggregationTemporality));
-    else if (m.exponentialHistogram)
-      this.exponentials(m.exponentialHistogram.dataPoints, temporality(m.exponentialHistogram.aggregationTemporality));
-    else if (m.summary) this.summaries(m.summary.dataPoints);
+    if (m.gauge) this.each(m.gauge.dataPoints, 'gauge', numberValue, (p, ts, v) => this.number(p, ts, v, false));
+    else if (m.sum) {
+      const cumulative = !!m.sum.isMonotonic && temporality(m.sum.aggregationTemporality) === 'cumulative';
+      this.each(m.sum.dataPoints, m.sum.isMonotonic ? 'counter' : 'gauge', numberValue, (p, ts, v) => this.number(p, ts, v, cumulative));
+    } else if (m.histogram) {
+      const t = temporality(m.histogram.aggregationTemporality);
+      this.each(m.histogram.dataPoints, 'histogram', histogramValue, (p, ts, v) => this.sample(p, ts, v, t));
+    } else if (m.exponentialHistogram) {
+      const t = temporality(m.exponentialHistogram.aggregationTemporality);
+      this.each(m.exponentialHistogram.dataPoints, 'histogram', exponentialValue, (p, ts, v) => this.sample(p, ts, v, t));
+    } else if (m.summary) this.each(m.summary.dataPoints, 'summary', summaryValue, (p, ts, v) => this.sample(p, ts, v, undefined));
   }
 
   private begin(type: MetricType): void {
     this.type = type;
-    const key = JSON.stringify([this.name, type, this.serviceName, this.environment]);
-    let ctx = seriesCache.get(key);
-    if (!ctx) seriesCache.set(key, (ctx = newContext()));
-    this.context = ctx;
+    this.contextKey = JSON.stringify([this.name, type, this.serviceName, this.environment]);
+    this.context = seriesContext(this.contextKey);
   }
 
   private reject(reason: string): void {
@@ -173,12 +124,7 @@ class Converter {
 
   private series(attrs: KeyValue[]): CachedSeries {
     attrs ??= [];
-    let node: TrieNode | undefined = this.context.root;
-    for (let i = 0; i < attrs.length && node; i++) {
-      node = step(node, attrs[i].key ?? '');
-      if (node) node = step(node, anyValueText(attrs[i].value));
-    }
-    const c = node?.series ?? this.addSeries(attrs);
+    const c = findSeries(this.context, attrs) ?? this.addSeries(attrs);
     if (c.epoch !== this.epoch) {
       c.epoch = this.epoch;
       c.index = this.out.series.push(c.row) - 1;
@@ -187,25 +133,17 @@ class Converter {
   }
 
   private addSeries(attrs: KeyValue[]): CachedSeries {
-    if (cachedNodes >= MAX_CACHED_NODES) {
-      seriesCache.clear();
-      cachedNodes = 0;
-      this.context = newContext();
-      seriesCache.set(JSON.stringify([this.name, this.type, this.serviceName, this.environment]), this.context);
-    }
-    const ctx = this.context;
-    const labels = labelsJson(attrs);
-    let c = ctx.byLabels.get(labels);
-    if (!c) {
-      const { name, type, serviceName, environment } = this;
-      c = { row: { seriesId: seriesId(name, type, serviceName, environment, labels), name, type, serviceName, environment, labels }, epoch: 0, index: 0 };
-      ctx.byLabels.set(labels, c);
-      cachedNodes++;
-    }
-    let node = ctx.root;
-    for (const kv of attrs) node = stepOrAdd(stepOrAdd(node, kv.key ?? ''), anyValueText(kv.value));
-    node.series = c;
-    return c;
+    const { name, type, serviceName, environment } = this;
+    const added = addSeries(this.context, this.contextKey, attrs, (labels) => ({
+      seriesId: seriesId(name, type, serviceName, environment, labels),
+      name,
+      type,
+      serviceName,
+      environment,
+      labels,
+    }));
+    this.context = added.context;
+    return added.series;
   }
 
   /** `start`: the start time of a cumulative counter sample (see MetricRows.pointStart), NaN for any other. */
@@ -222,168 +160,55 @@ class Converter {
     o.pointValue.push(value);
   }
 
-  /** `cumulative`: a cumulative monotonic Sum, whose points keep their start time. */
-  private numbers(points: NumberDataPoint[], type: MetricType, cumulative = false): void {
+  /** The points of one metric: each admitted, then read by its kind's rules, then stored or rejected. */
+  private each<P extends PointBase, V>(points: P[], type: MetricType, read: (p: P) => V | Rejected, store: (p: P, ts: number, v: V) => void): void {
     this.begin(type);
     for (const p of points ?? []) {
       const ts = this.admit(p);
       if (ts < 0) continue;
-      let value: number;
-      if (p.asDouble !== null && p.asDouble !== undefined) value = p.asDouble;
-      else if (p.asInt !== null && p.asInt !== undefined) value = int64ToNumber(p.asInt);
-      else {
-        this.reject('a data point has no value');
+      const v = read(p);
+      if (isRejected(v)) {
+        this.reject(v.rejected);
         continue;
       }
-      if (!Number.isFinite(value)) {
-        this.reject('a data point value is NaN or infinite');
-        continue;
-      }
-      let start = NaN;
-      if (cumulative) {
-        const ms = nanosToMs(p.startTimeUnixNano);
-        start = ms > 0 ? ms : UNKNOWN_START;
-      }
-      this.point(this.series(p.attributes), ts, value, start);
+      store(p, ts, v);
     }
   }
 
-  /** A histogram or summary sample: its mean as a point (when count > 0 and a sum was sent), and its buckets. */
-  private sample(p: PointBase, ts: number, count: bigint, sum: number | null, hist?: Omit<HistogramRow, 'name' | 'seriesId' | 'ts' | 'startTs' | 'count' | 'sum'>) {
-    const mean = count > 0n && sum !== null;
-    if (!mean && !hist) return; // an empty summary: no row, so no series row either
+  /** `cumulative`: a cumulative monotonic Sum, whose points keep their start time. */
+  private number(p: PointBase, ts: number, value: number, cumulative: boolean): void {
+    let start = NaN;
+    if (cumulative) {
+      const ms = nanosToMs(p.startTimeUnixNano);
+      start = ms > 0 ? ms : UNKNOWN_START;
+    }
+    this.point(this.series(p.attributes), ts, value, start);
+  }
+
+  /**
+   * A histogram or summary sample: its mean as a point (when count > 0 and a sum was sent), and a histogram's
+   * buckets. `temporality` is undefined only for summaries, which have no buckets.
+   */
+  private sample(p: PointBase, ts: number, v: SampleValue, temporality: HistogramRow['temporality'] | undefined): void {
+    const mean = v.count > 0n && v.sum !== null;
+    if (!mean && !v.buckets) return; // an empty summary: no row, so no series row either
     const s = this.series(p.attributes);
-    if (mean) this.point(s, ts, sum / Number(count));
-    if (hist) {
+    if (mean) this.point(s, ts, v.sum! / Number(v.count));
+    if (v.buckets) {
       const start = nanosToMs(p.startTimeUnixNano);
-      this.out.histograms.push({ name: s.row.name, seriesId: s.row.seriesId, ts, startTs: start > 0 ? start : null, count, sum, ...hist });
+      this.out.histograms.push({
+        name: s.row.name,
+        seriesId: s.row.seriesId,
+        ts,
+        startTs: start > 0 ? start : null,
+        count: v.count,
+        sum: v.sum,
+        temporality: temporality!,
+        bounds: v.buckets.bounds,
+        counts: v.buckets.counts,
+      });
     }
   }
-
-  private histograms(points: HistogramDataPoint[], temporality: HistogramRow['temporality']): void {
-    this.begin('histogram');
-    for (const p of points ?? []) {
-      const ts = this.admit(p);
-      if (ts < 0) continue;
-      const count = uint64ToBigInt(p.count);
-      const sum = p.sum ?? null;
-      const bounds = p.explicitBounds ?? [];
-      const raw = p.bucketCounts ?? [];
-      if (count === undefined) {
-        this.reject('a histogram count is not a non-negative integer');
-        continue;
-      }
-      if (sum !== null && !Number.isFinite(sum)) {
-        this.reject('a histogram sum is NaN or infinite');
-        continue;
-      }
-      let counts: bigint[];
-      // OTLP allows a histogram without buckets (count and sum only): one (-Inf, +Inf) bucket holds the count.
-      if (raw.length === 0 && bounds.length === 0) counts = [count];
-      else if (raw.length !== bounds.length + 1) {
-        this.reject(`a histogram has ${raw.length} bucket_counts for ${bounds.length} explicit_bounds (needs ${bounds.length + 1})`);
-        continue;
-      } else {
-        if (!ascending(bounds)) {
-          this.reject('histogram explicit_bounds must be finite and strictly ascending');
-          continue;
-        }
-        const c = bigints(raw);
-        if (!c) {
-          this.reject('a histogram bucket count is not a non-negative integer');
-          continue;
-        }
-        counts = c;
-      }
-      this.sample(p, ts, count, sum, { temporality, bounds: Array.isArray(bounds) ? bounds : Array.from(bounds), counts });
-    }
-  }
-
-  private exponentials(points: ExponentialHistogramDataPoint[], temporality: HistogramRow['temporality']): void {
-    this.begin('histogram');
-    for (const p of points ?? []) {
-      const ts = this.admit(p);
-      if (ts < 0) continue;
-      const scale = p.scale ?? 0;
-      const zeroThreshold = p.zeroThreshold ?? 0;
-      const count = uint64ToBigInt(p.count);
-      const zeroCount = uint64ToBigInt(p.zeroCount);
-      const sum = p.sum ?? null;
-      const pos = bigints(p.positive?.bucketCounts ?? []);
-      const neg = bigints(p.negative?.bucketCounts ?? []);
-      if (!Number.isInteger(scale) || scale < MIN_SCALE || scale > MAX_SCALE) {
-        this.reject(`an exponential histogram scale ${scale} is outside ${MIN_SCALE}..${MAX_SCALE}`);
-        continue;
-      }
-      if (!(zeroThreshold >= 0 && Number.isFinite(zeroThreshold))) {
-        this.reject('an exponential histogram zero_threshold is negative, NaN or infinite');
-        continue;
-      }
-      if (count === undefined || zeroCount === undefined || !pos || !neg) {
-        this.reject('an exponential histogram count is not a non-negative integer');
-        continue;
-      }
-      if (sum !== null && !Number.isFinite(sum)) {
-        this.reject('an exponential histogram sum is NaN or infinite');
-        continue;
-      }
-      const { bounds, counts } = exponentialToExplicit(
-        scale,
-        zeroThreshold,
-        zeroCount,
-        { offset: p.positive?.offset ?? 0, counts: pos },
-        { offset: p.negative?.offset ?? 0, counts: neg },
-      );
-      if (!bounds.every(Number.isFinite)) {
-        this.reject('exponential histogram buckets lie beyond the range of a double');
-        continue;
-      }
-      this.sample(p, ts, count, sum, { temporality, bounds, counts });
-    }
-  }
-
-  private summaries(points: SummaryDataPoint[]): void {
-    this.begin('summary');
-    for (const p of points ?? []) {
-      const ts = this.admit(p);
-      if (ts < 0) continue;
-      const count = uint64ToBigInt(p.count);
-      const sum = p.sum ?? 0;
-      if (count === undefined) {
-        this.reject('a summary count is not a non-negative integer');
-        continue;
-      }
-      if (!Number.isFinite(sum)) {
-        this.reject('a summary sum is NaN or infinite');
-        continue;
-      }
-      // Quantile values have no table; the sample is kept as its mean (and its series as type summary).
-      this.sample(p, ts, count, sum);
-    }
-  }
-}
-
-/** AGGREGATION_TEMPORALITY_DELTA = 1, CUMULATIVE = 2; UNSPECIFIED (0) or unknown is read as cumulative. */
-function temporality(t: number | null | undefined): HistogramRow['temporality'] {
-  return t === 1 ? 'delta' : 'cumulative';
-}
-
-function ascending(bounds: ArrayLike<number>): boolean {
-  for (let i = 0; i < bounds.length; i++) {
-    if (!Number.isFinite(bounds[i])) return false;
-    if (i > 0 && !(bounds[i] > bounds[i - 1])) return false;
-  }
-  return true;
-}
-
-function bigints(raw: Int64[]): bigint[] | undefined {
-  const out = new Array<bigint>(raw.length);
-  for (let i = 0; i < raw.length; i++) {
-    const v = uint64ToBigInt(raw[i]);
-    if (v === undefined) return undefined;
-    out[i] = v;
-  }
-  return out;
 }
 
 /** The rows of a request. Synchronous from start to end (the series cache's epochs rely on it). */
@@ -392,7 +217,6 @@ export function convertMetrics(input: MetricsInput): ConvertResult {
   c.input(input);
   return c.out;
 }
-
 /** Data points in a request, of every kind (for answers that store nothing); decodes the whole body. */
 export function countDataPoints(input: MetricsInput): number {
   let n = 0;
