@@ -1,6 +1,7 @@
 /** Builds the `svc` program and runs one invocation; returns the exit code (never exits the process). */
 import { Command, CommanderError, Option } from 'commander';
 import { registerConfig } from './commands/config.js';
+import { registerMembers } from './commands/members.js';
 import { registerMetrics } from './commands/metrics.js';
 import { registerProjects } from './commands/projects.js';
 import { Context, type Io } from './context.js';
@@ -44,6 +45,7 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
 
   registerProjects(program, ctx);
   registerMetrics(program, ctx);
+  registerMembers(program, ctx);
   registerConfig(program, ctx);
   return { program, ctx, helpErr: () => errBuffer };
 }

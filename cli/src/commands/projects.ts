@@ -5,17 +5,13 @@ import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
 import { finiteNumber, nonEmpty, positiveInt, requireYes } from '../flags.js';
 import { renderTable } from '../output.js';
+import { readPages } from '../paged.js';
 
 export interface Project {
   id: string;
   name: string;
   sampling_rate: number;
   created_at: string;
-}
-
-interface ProjectPage {
-  projects: Project[];
-  next_cursor: string | null;
 }
 
 const HEADERS = ['ID', 'NAME', 'SAMPLING_RATE', 'CREATED_AT'];
@@ -33,20 +29,7 @@ export function registerProjects(program: Command, ctx: Context): void {
     .option('--cursor <cursor>', 'continue from a next_cursor')
     .option('--all', 'follow next_cursor until the last page')
     .action(async (opts: { limit?: number; cursor?: string; all?: boolean }) => {
-      const client = ctx.client();
-      const all: Project[] = [];
-      let cursor = opts.cursor;
-      const seen = new Set<string>();
-      let next: string | null;
-      for (;;) {
-        const page = await client.get<ProjectPage>('/projects', { query: { limit: opts.limit, cursor } });
-        all.push(...(page?.projects ?? []));
-        next = page?.next_cursor ?? null;
-        if (!opts.all || next === null || seen.has(next)) break;
-        seen.add(next);
-        cursor = next;
-      }
-      if (opts.all) next = null;
+      const { items: all, next_cursor: next } = await readPages<Project>(ctx, '/projects', 'projects', opts);
       ctx.print({ projects: all, next_cursor: next }, () => renderTable(HEADERS, all.map(row), { color: ctx.color }));
       if (next !== null && ctx.format === 'table') ctx.note(`more projects: svc projects list --cursor ${next}`);
     });

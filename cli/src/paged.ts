@@ -1,0 +1,22 @@
+/** Reads a cursor-paged list (`{<key>: [...], next_cursor}`), one page or, with `all`, every page. */
+import type { Context } from './context.js';
+
+export async function readPages<T>(
+  ctx: Context,
+  path: string,
+  key: string,
+  opts: { limit?: number; cursor?: string; all?: boolean },
+): Promise<{ items: T[]; next_cursor: string | null }> {
+  const client = ctx.client();
+  const items: T[] = [];
+  const seen = new Set<string>();
+  let cursor = opts.cursor;
+  for (;;) {
+    const page = await client.get<Record<string, unknown>>(path, { query: { limit: opts.limit, cursor } });
+    items.push(...(((page?.[key] as T[] | undefined) ?? []) as T[]));
+    const next = (page?.next_cursor as string | null | undefined) ?? null;
+    if (!opts.all || next === null || seen.has(next)) return { items, next_cursor: opts.all ? null : next };
+    seen.add(next);
+    cursor = next;
+  }
+}
