@@ -1,5 +1,6 @@
 /** buildApp(ctx) -> a Fastify instance with every route; no listen() here. */
 import Fastify, { type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { AppContext } from './context.js';
 import { registerAuth } from './http/auth.js';
@@ -11,7 +12,10 @@ import { validatorCompiler } from './http/validation.js';
 import { apiKeyRoutes } from './domains/api-keys/routes.js';
 import { auditRoutes } from './domains/audit/routes.js';
 import { healthRoutes } from './domains/health/routes.js';
+import { invitationRoutes } from './domains/people/invitation-routes.js';
+import { peopleRoutes } from './domains/people/routes.js';
 import { projectRoutes } from './domains/projects/routes.js';
+import { sessionRoutes } from './domains/sessions/routes.js';
 import { metricsRoutes } from './domains/metrics/routes.js';
 import { forecastRoutes } from './domains/metrics/forecast-routes.js';
 import { otlpRoutes } from './ingest/otlp/routes.js';
@@ -60,12 +64,20 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
           svcApiKey: { type: 'apiKey', in: 'header', name: 'X-Svc-API-Key' },
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
           authorizationApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'ApiKey <API_KEY>' },
+          svcSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'svc_session',
+            description: 'browser session from POST /api/v1/auth/login; writes also need the header X-Svc-CSRF: 1',
+          },
         },
       },
-      security: [{ svcApiKey: [] }, { apiKey: [] }, { authorizationApiKey: [] }],
+      security: [{ svcApiKey: [] }, { apiKey: [] }, { authorizationApiKey: [] }, { svcSession: [] }],
     },
   });
-  registerAuth(app, ctx.apiKeys);
+  // Parses cookies in an onRequest hook registered before the auth hook, so the session cookie is readable there.
+  await app.register(cookie);
+  registerAuth(app, ctx.apiKeys, ctx.sessions);
 
   healthRoutes(app, ctx);
   await otlpRoutes(app, ctx); // {ingest_url}/v1/metrics, at the root (not under /api/v1)
@@ -80,6 +92,9 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       metricsRoutes(api, ctx);
       apiKeyRoutes(api, ctx);
       auditRoutes(api, ctx);
+      peopleRoutes(api, ctx);
+      invitationRoutes(api, ctx);
+      sessionRoutes(api, ctx);
       forecastRoutes(api, ctx);
     },
     { prefix: API_PREFIX },

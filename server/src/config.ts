@@ -14,6 +14,8 @@ export interface Config {
   bodyLimit: number;
   /** Largest accepted OTLP request (bytes, after decompression). */
   otlpBodyLimit: number;
+  /** Mark session cookies `Secure` (HTTPS only); off by default because the quickstart serves plain http on localhost. */
+  cookieSecure: boolean;
 }
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -24,6 +26,13 @@ function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: num
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
     throw new Error(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   return Number(raw);
+}
+
+function boolVar(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== 'true' && raw !== 'false') throw new Error(`${name} must be true or false, got "${raw}"`);
+  return raw === 'true';
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -42,5 +51,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     bodyLimit: intVar(env, 'SVC_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     otlpBodyLimit: intVar(env, 'SVC_OTLP_BODY_LIMIT_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    cookieSecure: boolVar(env, 'SVC_COOKIE_SECURE', false),
   };
 }

@@ -3,7 +3,10 @@ import type { Config } from './config.js';
 import { ApiKeyService } from './domains/api-keys/service.js';
 import { AuditService } from './domains/audit/service.js';
 import { MetricsService } from './domains/metrics/service.js';
+import { InvitationService } from './domains/people/invitations-service.js';
+import { MemberService } from './domains/people/members-service.js';
 import { ProjectService } from './domains/projects/service.js';
+import { SessionService } from './domains/sessions/service.js';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './lib/clock.js';
 import type { ControlStore } from './storage/control/stores.js';
 import { DuckDbMetricsQuery } from './storage/telemetry/duckdb/metrics-query.js';
@@ -21,6 +24,9 @@ export interface AppContext {
   apiKeys: ApiKeyService;
   projects: ProjectService;
   metrics: MetricsService;
+  members: MemberService;
+  invitations: InvitationService;
+  sessions: SessionService;
   /** Group-commit writer of ingested metric rows (OTLP); stop() it before closing the telemetry store. */
   metricsWriter: MetricsWriter;
 }
@@ -39,6 +45,10 @@ export function buildContext(opts: {
   projects.onDelete((p) => deleteProjectTelemetry(opts.telemetry, p.id));
   const metricsWriter = new MetricsWriter(opts.telemetry);
   projects.onDelete(async (p) => metricsWriter.forgetSeries(p.id));
+  const members = new MemberService(opts.control, audit, clock);
+  const sessions = new SessionService(opts.control, members, audit, clock, ids);
+  // Removing a member ends their browser sessions in that organization at once.
+  members.onRemoved((tx, orgId, userId, at) => sessions.revokeMember(tx, orgId, userId, at));
   return {
     config: opts.config,
     clock,
@@ -50,5 +60,8 @@ export function buildContext(opts: {
     projects,
     metrics: new MetricsService(new DuckDbMetricsQuery(opts.telemetry), clock),
     metricsWriter,
+    members,
+    invitations: new InvitationService(opts.control, members, audit, clock, ids),
+    sessions,
   };
 }

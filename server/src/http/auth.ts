@@ -1,9 +1,12 @@
 /**
- * Authentication and authorization before any product logic (spec 1, "Authentication" 1, 3, 6).
- * Order: credential (401) -> project selector of a project-scoped key (403) -> scope (403) -> strict query (400).
+ * Authentication and authorization before any product logic (spec 1, "Authentication" 1, 2, 3, 6, 7).
+ * Order: credential (401) -> CSRF header of a cookie-authenticated write (403) -> project selector
+ * of a project-scoped key (403) -> scope (403) -> strict query (400).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiKeyService } from '../domains/api-keys/service.js';
+import { readCookie, SESSION_COOKIE } from '../domains/sessions/cookies.js';
+import type { SessionService } from '../domains/sessions/service.js';
 import { invalidRequest, permissionDenied, unauthorized } from './errors.js';
 import type { Principal } from './principal.js';
 import { candidateValues, strictQuery } from './query.js';
@@ -12,7 +15,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** 'none' for the few public routes; every other route needs a credential. */
     auth?: 'none';
-    /** The scope the route needs. */
+    /** The scope the route needs (a route without one checks its own rule in the service). */
     scope?: string;
   }
   interface FastifyRequest {
@@ -52,18 +55,40 @@ export function checkProjectSelector(principal: Principal, raw: string): void {
     throw permissionDenied('project_id conflicts with the project this key is bound to');
 }
 
-export function registerAuth(app: FastifyInstance, apiKeys: ApiKeyService) {
+export const CSRF_HEADER = 'x-svc-csrf';
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * A browser sends cookies with requests that another site starts; it cannot add a custom header to
+ * them without a CORS grant, which this service never gives. So a write authenticated by the
+ * session cookie must carry `X-Svc-CSRF: 1`. (The sign-in routes take no credential and rely on
+ * SameSite=Strict instead.)
+ */
+export function checkCsrf(principal: Principal, req: FastifyRequest): void {
+  if (principal.kind === 'session' && UNSAFE_METHODS.has(req.method) && req.headers[CSRF_HEADER] !== '1')
+    throw permissionDenied('a request authenticated by the session cookie that changes something must send the header X-Svc-CSRF: 1');
+}
+
+/** Resolves the one credential of a request: an API-key header or the browser-session cookie. */
+async function authenticate(req: FastifyRequest, apiKeys: ApiKeyService, sessions: SessionService): Promise<Principal> {
+  const secret = presentedCredential(req);
+  const cookie = readCookie(req, SESSION_COOKIE);
+  if (secret !== undefined && cookie !== undefined) throw invalidRequest('more than one credential was sent; use one per request');
+  const principal = secret ? await apiKeys.authenticate(secret) : cookie ? await sessions.authenticate(cookie) : undefined;
+  if (!principal) throw unauthorized();
+  return principal;
+}
+
+export function registerAuth(app: FastifyInstance, apiKeys: ApiKeyService, sessions: SessionService) {
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (req) => {
     if (req.is404) return;
     const config = req.routeOptions.config;
     const raw = rawQuery(req);
     if (config.auth !== 'none') {
-      const secret = presentedCredential(req);
-      if (!secret) throw unauthorized();
-      const principal = await apiKeys.authenticate(secret);
-      if (!principal) throw unauthorized();
+      const principal = await authenticate(req, apiKeys, sessions);
       req.principal = principal;
+      checkCsrf(principal, req);
       checkProjectSelector(principal, raw);
       if (config.scope && !principal.scopes.has(config.scope)) throw permissionDenied(`this request needs scope ${config.scope}`);
     }

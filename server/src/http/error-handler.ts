@@ -62,6 +62,7 @@ export function registerErrorHandling(app: FastifyInstance) {
 
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const mapped = toApiError(err);
+    if (mapped?.cause !== undefined) req.log.warn({ err: mapped.cause }, mapped.message);
     if (mapped) return sendError(reply, mapped);
     req.log.error({ err }, 'unhandled error');
     return sendError(reply, new ApiError(500, 'internal_error', 'internal error; retrying unchanged will not help'));

@@ -16,15 +16,24 @@ export const invalidRequest = (message: string, details?: Record<string, unknown
 
 export const unauthorized = () => new ApiError(401, 'unauthorized', 'authentication required');
 
+/** A failed sign-in or password proof: the same answer for an unknown email and a wrong password. */
+export const badCredentials = () => new ApiError(401, 'unauthorized', 'invalid email or password');
+
 export const permissionDenied = (message = 'permission denied') => new ApiError(403, 'permission_denied', message);
 
 export const notFound = (what = 'resource') => new ApiError(404, 'not_found', `${what} not found`);
 
+export const conflict = (message: string) => new ApiError(409, 'conflict', message);
+
 export const tooLarge = (message: string, details?: Record<string, unknown>) =>
   new ApiError(429, 'result_too_large', message, details);
 
-export const unavailable = (message: string, retryAfterSeconds = 1) =>
-  new ApiError(503, 'unavailable', message, undefined, { 'retry-after': String(retryAfterSeconds) });
+export const unavailable = (message: string, retryAfterSeconds = 1, cause?: unknown) => {
+  const e = new ApiError(503, 'unavailable', message, undefined, { 'retry-after': String(retryAfterSeconds) });
+  // The fault behind a 503 is logged by the error handler, never sent.
+  if (cause !== undefined) e.cause = cause;
+  return e;
+};
 
 export interface ErrorBody {
   error: string;

@@ -1,13 +1,21 @@
 /** Who is calling, resolved from the credential and nothing else. */
+import type { Role } from '../domains/people/roles.js';
+
 export interface Principal {
-  kind: 'api_key';
-  keyId: string;
+  /** An API key, or a browser session of a signed-in person. */
+  kind: 'api_key' | 'session';
+  /** The key, when the credential is an API key. */
+  keyId: string | null;
+  /** The sign-in (refresh family), when the credential is a browser session. */
+  signInId: string | null;
   orgId: string;
-  /** The project the key is bound to; null for an organization-wide key. */
+  /** The project the key is bound to; null for an organization-wide credential (sessions always are). */
   projectId: string | null;
   scopes: ReadonlySet<string>;
-  /** The person behind the key, when one minted it (or minted the key that minted it). */
+  /** The person behind the credential: the signed-in person, or the person who minted the key (or minted the key that minted it). */
   userId: string | null;
+  /** The signed-in person's current role; null for API keys (their authority is their scopes). */
+  role: Role | null;
 }
 
 export function hasScope(p: Principal, scope: string): boolean {

@@ -75,7 +75,16 @@ export class ApiKeyService {
     if (!k.lastUsedAt || now.getTime() - Date.parse(k.lastUsedAt) >= LAST_USED_GRANULARITY_MS) {
       await this.store.apiKeys.update(k.id, { lastUsedAt: now.toISOString() });
     }
-    return { kind: 'api_key', keyId: k.id, orgId: k.orgId, projectId: k.projectId, scopes: new Set(k.scopes), userId: k.userId };
+    return {
+      kind: 'api_key',
+      keyId: k.id,
+      signInId: null,
+      orgId: k.orgId,
+      projectId: k.projectId,
+      scopes: new Set(k.scopes),
+      userId: k.userId,
+      role: null,
+    };
   }
 
   async create(caller: Principal, input: CreateKeyInput) {
@@ -107,10 +116,10 @@ export class ApiKeyService {
       lastUsedAt: null,
       createdAt: now.toISOString(),
       revokedAt: null,
-      // A key minted by a key that a person minted belongs to that person.
+      // A key minted by a person, or by a key that a person minted, belongs to that person.
       userId: caller.userId,
-      createdByApiKeyId: caller.keyId,
-      createdByState: 'api_key',
+      createdByApiKeyId: caller.kind === 'api_key' ? caller.keyId : null,
+      createdByState: caller.kind === 'session' ? 'user' : 'api_key',
     };
     await this.store.transaction(async (tx) => {
       await tx.apiKeys.insert(rec);

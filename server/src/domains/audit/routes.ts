@@ -34,7 +34,13 @@ const AuditEntry = Type.Object({
   event_type: Type.Union([Type.String(), Type.Null()]),
   target_api_key_id: Type.Union([Type.String(), Type.Null()]),
   project_id: Type.Union([Type.String(), Type.Null()]),
-  actor: Type.Object({ kind: Type.String(), api_key_id: Type.Union([Type.String(), Type.Null()]) }),
+  actor: Type.Object({
+    kind: Type.Union([Type.Literal('api_key'), Type.Literal('session'), Type.Literal('system')]),
+    id: Type.Union([Type.String(), Type.Null()], { description: 'the key (api_key) or the sign-in (session) that acted' }),
+    api_key_id: Type.Union([Type.String(), Type.Null()]),
+    sign_in_id: Type.Union([Type.String(), Type.Null()]),
+    user_id: Type.Union([Type.String(), Type.Null()], { description: 'the person behind the actor, when there is one' }),
+  }),
   metadata: Type.Record(Type.String(), Type.Unknown()),
 });
 

@@ -3,7 +3,14 @@ import type { Principal } from '../../http/principal.js';
 import type { ControlStores } from '../../storage/control/stores.js';
 import type { AuditQuery, AuditRecord } from './store.js';
 
-export type AuditEntry = Omit<AuditRecord, 'id' | 'seq' | 'occurredAt' | 'actorKind' | 'actorId' | 'orgId'>;
+export type AuditEntry = Omit<AuditRecord, 'id' | 'seq' | 'occurredAt' | 'actorKind' | 'actorId' | 'actorUserId' | 'orgId'>;
+
+/**
+ * Who acted: a credential (only its identity is needed, so a signing-out session that no longer
+ * authenticates can still be named), or the system itself. `userId` on 'system' names a person
+ * who acted without a credential (accepting an invitation with its token).
+ */
+export type AuditActor = Pick<Principal, 'kind' | 'keyId' | 'signInId' | 'userId'> | 'system' | { kind: 'system'; userId: string };
 
 export class AuditService {
   private lastSeq = 0;
@@ -19,16 +26,18 @@ export class AuditService {
   }
 
   /** Records one entry with the given stores (pass the transaction's stores to make it atomic with the change). */
-  async record(stores: ControlStores, actor: Principal | 'system', orgId: string, entry: AuditEntry): Promise<AuditRecord> {
+  async record(stores: ControlStores, actor: AuditActor, orgId: string, entry: AuditEntry): Promise<AuditRecord> {
     const at = this.clock.now();
+    const who = actor === 'system' ? { kind: 'system' as const, userId: null } : actor;
     const rec: AuditRecord = {
       ...entry,
       id: this.ids.uuid(),
       seq: this.nextSeq(at),
       orgId,
       occurredAt: at.toISOString(),
-      actorKind: actor === 'system' ? 'system' : 'api_key',
-      actorId: actor === 'system' ? null : actor.keyId,
+      actorKind: who.kind,
+      actorId: who.kind === 'api_key' ? who.keyId : who.kind === 'session' ? who.signInId : null,
+      actorUserId: who.userId,
     };
     await stores.audit.insert(rec);
     return rec;
@@ -51,7 +60,13 @@ export function auditView(r: AuditRecord) {
     event_type: r.eventType,
     target_api_key_id: r.targetApiKeyId,
     project_id: r.projectId,
-    actor: { kind: r.actorKind, api_key_id: r.actorId },
+    actor: {
+      kind: r.actorKind,
+      id: r.actorId,
+      api_key_id: r.actorKind === 'api_key' ? r.actorId : null,
+      sign_in_id: r.actorKind === 'session' ? r.actorId : null,
+      user_id: r.actorUserId,
+    },
     metadata: r.metadata,
   };
 }

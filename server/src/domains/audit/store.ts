@@ -4,14 +4,19 @@ export type AuditResult = (typeof AUDIT_RESULTS)[number];
 export const AUDIT_EVENT_TYPES = ['api_key_created', 'api_key_updated', 'api_key_revoked'] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
+export type AuditActorKind = 'api_key' | 'session' | 'system';
+
 export interface AuditRecord {
   id: string;
   seq: number;
   orgId: string;
   projectId: string | null;
   occurredAt: string;
-  actorKind: 'api_key' | 'system';
+  actorKind: AuditActorKind;
+  /** The key (api_key) or the sign-in (session) that acted; null for the system. */
   actorId: string | null;
+  /** The person behind the actor, when there is one. */
+  actorUserId: string | null;
   eventType: AuditEventType | null;
   resource: string;
   action: string;

@@ -102,6 +102,7 @@ describe.each(['sqlite', 'postgres'] as const)('control store contract on %s', (
       projectId: null,
       actorKind: 'api_key' as const,
       actorId: 'k1',
+      actorUserId: null,
       resource: 'api_key',
       toolName: null,
       targetId: 't',

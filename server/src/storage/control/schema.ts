@@ -40,6 +40,8 @@ export interface AuditEventsTable {
   occurred_at: string;
   actor_kind: string;
   actor_id: string | null;
+  /** The person behind the actor, when there is one (added by 0002_people). */
+  actor_user_id: string | null;
   event_type: string | null;
   resource: string;
   action: string;
@@ -48,6 +50,55 @@ export interface AuditEventsTable {
   target_id: string | null;
   target_api_key_id: string | null;
   metadata: string; // JSON object
+}
+
+export interface UsersTable {
+  id: string;
+  email: string; // lower-cased, unique
+  name: string;
+  password_hash: string;
+  created_at: string;
+}
+
+export interface MembershipsTable {
+  org_id: string;
+  user_id: string;
+  role: string; // owner | admin | member
+  created_at: string;
+}
+
+export interface InvitationsTable {
+  id: string;
+  org_id: string;
+  email: string;
+  role: string;
+  token_hash: string;
+  status: string; // pending | accepted | revoked
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  accepted_user_id: string | null;
+  revoked_at: string | null;
+  created_by_user_id: string | null;
+  created_by_api_key_id: string | null;
+}
+
+export interface SignInsTable {
+  id: string;
+  user_id: string;
+  org_id: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface SignInCredentialsTable {
+  id: string;
+  sign_in_id: string;
+  kind: string; // access | refresh
+  token_hash: string;
+  status: string; // active | rotated | revoked
+  created_at: string;
+  expires_at: string;
 }
 
 export interface MetaTable {
@@ -61,4 +112,9 @@ export interface ControlDatabase {
   api_keys: ApiKeysTable;
   audit_events: AuditEventsTable;
   svc_meta: MetaTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  invitations: InvitationsTable;
+  sign_ins: SignInsTable;
+  sign_in_credentials: SignInCredentialsTable;
 }

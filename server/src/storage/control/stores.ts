@@ -2,18 +2,28 @@
 import type { ApiKeyStore } from '../../domains/api-keys/store.js';
 import type { AuditStore } from '../../domains/audit/store.js';
 import type { OrganizationStore } from '../../domains/organizations/store.js';
+import type { InvitationStore, MembershipStore, UserStore } from '../../domains/people/store.js';
 import type { ProjectStore } from '../../domains/projects/store.js';
+import type { SessionStore } from '../../domains/sessions/store.js';
 import { KyselyApiKeyStore } from './api-keys-store.js';
 import { KyselyAuditStore } from './audit-store.js';
+import { KyselyInvitationStore } from './invitations-store.js';
+import { KyselyMembershipStore } from './memberships-store.js';
 import { KyselyOrganizationStore } from './organizations-store.js';
 import type { ControlDb } from './open.js';
 import { KyselyProjectStore } from './projects-store.js';
+import { KyselySessionStore } from './sessions-store.js';
+import { KyselyUserStore } from './users-store.js';
 
 export interface ControlStores {
   apiKeys: ApiKeyStore;
   projects: ProjectStore;
   audit: AuditStore;
   organizations: OrganizationStore;
+  users: UserStore;
+  memberships: MembershipStore;
+  invitations: InvitationStore;
+  sessions: SessionStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -24,20 +34,24 @@ export interface ControlStore extends ControlStores {
   close(): Promise<void>;
 }
 
-function bind(db: ControlDb): ControlStores {
+function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
   return {
     apiKeys: new KyselyApiKeyStore(db),
     projects: new KyselyProjectStore(db),
     audit: new KyselyAuditStore(db),
     organizations: new KyselyOrganizationStore(db),
+    users: new KyselyUserStore(db),
+    memberships: new KyselyMembershipStore(db, dialect),
+    invitations: new KyselyInvitationStore(db),
+    sessions: new KyselySessionStore(db),
   };
 }
 
 export function controlStore(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStore {
   return {
-    ...bind(db),
+    ...bind(db, dialect),
     dialect,
-    transaction: (fn) => db.transaction().execute((tx) => fn(bind(tx))),
+    transaction: (fn) => db.transaction().execute((tx) => fn(bind(tx, dialect))),
     ping: async () => {
       await db.selectFrom('svc_meta').select('key').limit(1).execute();
     },

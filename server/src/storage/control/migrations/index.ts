@@ -65,6 +65,66 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0002_people': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('users')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('email', 'text', (c) => c.notNull().unique())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('password_hash', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('memberships')
+        .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id'))
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id'))
+        .addColumn('role', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('memberships_pk', ['org_id', 'user_id'])
+        .execute();
+      await db.schema.createIndex('memberships_user').on('memberships').column('user_id').execute();
+      await db.schema
+        .createTable('invitations')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id'))
+        .addColumn('email', 'text', (c) => c.notNull())
+        .addColumn('role', 'text', (c) => c.notNull())
+        .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('accepted_at', 'text')
+        .addColumn('accepted_user_id', 'text')
+        .addColumn('revoked_at', 'text')
+        .addColumn('created_by_user_id', 'text')
+        .addColumn('created_by_api_key_id', 'text')
+        .execute();
+      await db.schema.createIndex('invitations_org').on('invitations').columns(['org_id', 'created_at', 'id']).execute();
+      await db.schema
+        .createTable('sign_ins')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id'))
+        .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id'))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('revoked_at', 'text')
+        .execute();
+      await db.schema.createIndex('sign_ins_member').on('sign_ins').columns(['org_id', 'user_id']).execute();
+      await db.schema
+        .createTable('sign_in_credentials')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('sign_in_id', 'text', (c) => c.notNull().references('sign_ins.id'))
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('sign_in_credentials_family').on('sign_in_credentials').column('sign_in_id').execute();
+      // Audit records name the person behind a credential, so later rules can compare people.
+      await db.schema.alterTable('audit_events').addColumn('actor_user_id', 'text').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
