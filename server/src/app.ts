@@ -4,6 +4,7 @@ import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { AppContext } from './context.js';
 import { registerAuth } from './http/auth.js';
+import { registerRequestAudit } from './http/audit-hook.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
 import { lenientQuery } from './http/query.js';
@@ -78,6 +79,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   // Parses cookies in an onRequest hook registered before the auth hook, so the session cookie is readable there.
   await app.register(cookie);
   registerAuth(app, ctx.apiKeys, ctx.sessions);
+  registerRequestAudit(app, ctx.audit, ctx.control);
 
   healthRoutes(app, ctx);
   await otlpRoutes(app, ctx); // {ingest_url}/v1/metrics, at the root (not under /api/v1)

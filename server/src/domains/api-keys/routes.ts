@@ -7,7 +7,8 @@ import { ApiKeyEntry, ApiKeyParams, CreateApiKeyBody, CreatedApiKey, ListApiKeys
 import { keyView } from './service.js';
 
 const tags = ['api-keys'];
-const config = { scope: 'api_key:write' };
+// Key changes write their own audit records (api_key_created/updated/revoked) in the same transaction.
+const config = { scope: 'api_key:write', audit: 'domain' as const };
 
 export function apiKeyRoutes(base: FastifyInstance, ctx: AppContext) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();

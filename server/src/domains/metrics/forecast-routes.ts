@@ -53,7 +53,7 @@ export function forecastRoutes(base: FastifyInstance, ctx: AppContext) {
   app.post(
     '/metrics/forecast',
     {
-      config: { scope: 'metrics:read' },
+      config: { scope: 'metrics:read', audit: 'read' },
       schema: { tags: ['metrics'], summary: 'seasonal forecast with a deviation band', body: ForecastBody, response: { 200: ForecastResponse, ...errors(400, 401, 403, 404) } },
     },
     async (req) => {

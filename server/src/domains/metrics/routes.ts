@@ -19,7 +19,8 @@ import {
 } from './schemas.js';
 
 const tags = ['metrics'];
-const read = { scope: 'metrics:read' };
+// POST aggregate and histogram only read: the audit trail records their refusals, not each query.
+const read = { scope: 'metrics:read', audit: 'read' as const };
 
 export function metricsRoutes(base: FastifyInstance, ctx: AppContext) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();

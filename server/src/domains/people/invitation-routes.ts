@@ -16,7 +16,7 @@ import {
 } from './schemas.js';
 
 const tags = ['invitations'];
-const config = { scope: 'members:write' };
+const config = { scope: 'members:write', audit: 'domain' as const };
 
 export function invitationRoutes(base: FastifyInstance, ctx: AppContext) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();

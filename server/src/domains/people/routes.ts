@@ -34,7 +34,7 @@ export function peopleRoutes(base: FastifyInstance, ctx: AppContext) {
   app.patch(
     '/members/:user_id',
     {
-      config: { scope: 'members:write' },
+      config: { scope: 'members:write', audit: 'domain' },
       schema: { tags, params: MemberParams, body: UpdateMemberBody, response: { 200: MemberEntry, ...errors(400, 401, 403, 404, 409) } },
     },
     async (req) => svc.setRole(req.principal, req.params.user_id, req.body.role),
@@ -42,7 +42,7 @@ export function peopleRoutes(base: FastifyInstance, ctx: AppContext) {
 
   app.delete(
     '/members/:user_id',
-    { config: { scope: 'members:write' }, schema: { tags, params: MemberParams, response: { ...errors(401, 403, 404, 409) } } },
+    { config: { scope: 'members:write', audit: 'domain' }, schema: { tags, params: MemberParams, response: { ...errors(401, 403, 404, 409) } } },
     async (req, reply) => {
       await svc.remove(req.principal, req.params.user_id);
       return reply.code(204).send();

@@ -89,7 +89,8 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
       '/v1/metrics',
       {
         bodyLimit: limit,
-        config: { scope: 'ingest:write' },
+        // Telemetry is data, not a change of configuration: ingestion is not written to the audit trail.
+        config: { scope: 'ingest:write', audit: 'none' },
         schema: {
           tags: ['ingest'],
           summary: 'OTLP/HTTP metrics export',
