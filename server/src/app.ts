@@ -25,7 +25,7 @@ export const API_PREFIX = '/api/v1';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    declaredRoutes: { method: string; url: string }[];
+    declaredRoutes: { method: string; url: string; config: { auth?: string; scope?: string } }[];
   }
 }
 
@@ -49,10 +49,10 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   });
   app.setValidatorCompiler(validatorCompiler);
   // Every declared route, so a test can prove the OpenAPI description covers them all.
-  const declared: { method: string; url: string }[] = [];
+  const declared: FastifyInstance['declaredRoutes'] = [];
   app.decorate('declaredRoutes', declared);
   app.addHook('onRoute', (r) => {
-    for (const method of [r.method].flat()) if (method !== 'HEAD') declared.push({ method, url: r.url });
+    for (const method of [r.method].flat()) if (method !== 'HEAD') declared.push({ method, url: r.url, config: { auth: r.config?.auth, scope: r.config?.scope } });
   });
   registerErrorHandling(app);
   app.addSchema(ErrorResponse);
