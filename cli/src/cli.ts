@@ -1,5 +1,6 @@
 /** Builds the `svc` program and runs one invocation; returns the exit code (never exits the process). */
 import { Command, CommanderError, Option } from 'commander';
+import { registerAgent } from './commands/agent.js';
 import { registerConfig } from './commands/config.js';
 import { registerMembers } from './commands/members.js';
 import { registerMetrics } from './commands/metrics.js';
@@ -47,6 +48,7 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
   registerMetrics(program, ctx);
   registerMembers(program, ctx);
   registerConfig(program, ctx);
+  registerAgent(program, ctx);
   return { program, ctx, helpErr: () => errBuffer };
 }
 

@@ -20,6 +20,11 @@ export class OutputChoice {
     this.last = format;
   }
 
+  /** The format chosen by a flag, if any. */
+  get explicit(): OutputFormat | undefined {
+    return this.last;
+  }
+
   /** The explicit choice, else table on a terminal and JSON when piped. */
   resolve(stdoutIsTTY: boolean | undefined): OutputFormat {
     return this.last ?? (stdoutIsTTY ? 'table' : 'json');
