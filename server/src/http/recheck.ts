@@ -1,0 +1,89 @@
+/**
+ * The re-check hook for long-running work (spec 1, Authentication rules 7-8): a stream or download
+ * admitted with a credential calls `recheck` while it runs. The credential's secret goes through the
+ * same resolution as a new request, so revocation, expiry, scope narrowing and role changes apply as
+ * they do to the next request. A stream ends with a final `unauthorized` event when the credential no
+ * longer authenticates, a final `forbidden` when a scope it was admitted with is gone, and without the
+ * final marker on `expired` (routine session expiry or rotation: the dashboard renews and resumes).
+ */
+import type { ApiKeyService } from '../domains/api-keys/service.js';
+import type { MemberService } from '../domains/people/members-service.js';
+import type { SessionService } from '../domains/sessions/service.js';
+import { tokenHash } from '../lib/tokens.js';
+import type { Clock } from '../lib/clock.js';
+import type { ControlStore } from '../storage/control/stores.js';
+import type { Principal } from './principal.js';
+
+export type RecheckVerdict = 'ok' | 'unauthorized' | 'forbidden' | 'expired';
+
+/** At most this long passes between two checks of a running stream (the spec allows 30 seconds). */
+export const RECHECK_INTERVAL_MS = 10_000;
+
+export class CredentialRechecker {
+  constructor(
+    private readonly apiKeys: ApiKeyService,
+    private readonly sessions: SessionService,
+    private readonly members: MemberService,
+    private readonly control: ControlStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** `admitted` are the scopes the work was admitted with; losing one of them is `forbidden`. */
+  async recheck(admittedAs: Principal, secret: string, admitted: readonly string[]): Promise<RecheckVerdict> {
+    const fresh =
+      admittedAs.kind === 'api_key'
+        ? await this.apiKeys.authenticate(secret)
+        : admittedAs.kind === 'session'
+          ? await this.sessions.authenticate(secret)
+          : undefined;
+    if (!fresh) return admittedAs.kind === 'session' ? this.whySessionEnded(secret) : 'unauthorized';
+    if (fresh.orgId !== admittedAs.orgId || fresh.userId !== admittedAs.userId) return 'unauthorized';
+    return admitted.every((s) => fresh.scopes.has(s)) ? 'ok' : 'forbidden';
+  }
+
+  /** A session credential stopped resolving: routine expiry or rotation of a live sign-in, or an end. */
+  private async whySessionEnded(secret: string): Promise<RecheckVerdict> {
+    const found = await this.control.sessions.findCredential(tokenHash(secret));
+    if (!found || found.signIn.revokedAt !== null || found.credential.status === 'revoked') return 'unauthorized';
+    if (!(await this.members.roleOf(this.control, found.signIn.orgId, found.signIn.userId))) return 'unauthorized';
+    const expired = Date.parse(found.credential.expiresAt) <= this.clock.now().getTime();
+    return expired || found.credential.status === 'rotated' ? 'expired' : 'unauthorized';
+  }
+}
+
+/**
+ * Re-checks every `intervalMs` until the verdict is not `ok` (then calls `onEnd` once) or until
+ * the returned stop function is called. A failed check (store unreachable) is retried at the next tick.
+ */
+export function watchCredential(
+  rechecker: CredentialRechecker,
+  admittedAs: Principal,
+  secret: string,
+  admitted: readonly string[],
+  onEnd: (verdict: Exclude<RecheckVerdict, 'ok'>) => void,
+  intervalMs = RECHECK_INTERVAL_MS,
+): () => void {
+  let stopped = false;
+  let busy = false;
+  const timer = setInterval(async () => {
+    if (stopped || busy) return;
+    busy = true;
+    try {
+      const verdict = await rechecker.recheck(admittedAs, secret, admitted);
+      if (verdict !== 'ok' && !stopped) {
+        stopped = true;
+        clearInterval(timer);
+        onEnd(verdict);
+      }
+    } catch {
+      /* transient: checked again at the next tick */
+    } finally {
+      busy = false;
+    }
+  }, intervalMs);
+  timer.unref?.();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+}
