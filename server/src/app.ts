@@ -10,6 +10,7 @@ import { ApiError } from './http/errors.js';
 import { lenientQuery } from './http/query.js';
 import { ErrorResponse } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
+import { agentConnectionRoutes } from './domains/agent-connections/routes.js';
 import { apiKeyRoutes } from './domains/api-keys/routes.js';
 import { auditRoutes } from './domains/audit/routes.js';
 import { healthRoutes } from './domains/health/routes.js';
@@ -20,6 +21,8 @@ import { sessionRoutes } from './domains/sessions/routes.js';
 import { metricsRoutes } from './domains/metrics/routes.js';
 import { forecastRoutes } from './domains/metrics/forecast-routes.js';
 import { otlpRoutes } from './ingest/otlp/routes.js';
+import { oauthRoutes } from './domains/oauth/routes.js';
+import { consentRoutes } from './domains/oauth/consent-routes.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -78,11 +81,12 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   });
   // Parses cookies in an onRequest hook registered before the auth hook, so the session cookie is readable there.
   await app.register(cookie);
-  registerAuth(app, ctx.apiKeys, ctx.sessions);
+  registerAuth(app, ctx);
   registerRequestAudit(app, ctx.audit, ctx.control);
 
   healthRoutes(app, ctx);
   await otlpRoutes(app, ctx); // {ingest_url}/v1/metrics, at the root (not under /api/v1)
+  await oauthRoutes(app, ctx); // /oauth/* and /.well-known/oauth-authorization-server, at the root
   await app.register(
     async (api) => {
       api.get(
@@ -98,6 +102,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       invitationRoutes(api, ctx);
       sessionRoutes(api, ctx);
       forecastRoutes(api, ctx);
+      consentRoutes(api, ctx);
+      agentConnectionRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

@@ -16,6 +16,11 @@ export interface Config {
   otlpBodyLimit: number;
   /** Mark session cookies `Secure` (HTTPS only); off by default because the quickstart serves plain http on localhost. */
   cookieSecure: boolean;
+  /**
+   * The origin clients reach this service at (SVC_PUBLIC_URL). The OAuth issuer is `<publicUrl>/oauth`;
+   * it must be fixed, because issued tokens and the published metadata name it.
+   */
+  publicUrl: string;
 }
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -35,12 +40,31 @@ function boolVar(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boole
   return raw === 'true';
 }
 
+function publicUrl(env: NodeJS.ProcessEnv, host: string, port: number): string {
+  const raw = env.SVC_PUBLIC_URL;
+  if (raw === undefined || raw === '') {
+    const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+    return `http://${h}:${port}`;
+  }
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new Error(`SVC_PUBLIC_URL must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.search || u.hash)
+    throw new Error(`SVC_PUBLIC_URL must be an absolute http(s) URL without query or fragment, got "${raw}"`);
+  return u.href.replace(/\/+$/, '');
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = (env.SVC_LOG_LEVEL || 'info') as LogLevel;
   if (!LEVELS.includes(logLevel)) throw new Error(`SVC_LOG_LEVEL must be one of ${LEVELS.join(', ')}`);
+  const port = intVar(env, 'SVC_PORT', 8080, 0, 65535);
+  const host = env.SVC_HOST || '127.0.0.1';
   return {
-    port: intVar(env, 'SVC_PORT', 8080, 0, 65535),
-    host: env.SVC_HOST || '127.0.0.1',
+    port,
+    host,
     dataDir: path.resolve(env.SVC_DATA_DIR || './data'),
     databaseUrl: env.DATABASE_URL || undefined,
     logLevel,
@@ -52,5 +76,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: intVar(env, 'SVC_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     otlpBodyLimit: intVar(env, 'SVC_OTLP_BODY_LIMIT_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     cookieSecure: boolVar(env, 'SVC_COOKIE_SECURE', false),
+    publicUrl: publicUrl(env, host, port),
   };
 }

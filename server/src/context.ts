@@ -1,8 +1,12 @@
 /** Everything a request may need, built once per process (or once per test file). */
 import type { Config } from './config.js';
+import { AgentBudgetService } from './domains/agent-connections/budgets-service.js';
+import { AgentConnectionService } from './domains/agent-connections/service.js';
 import { ApiKeyService } from './domains/api-keys/service.js';
 import { AuditService } from './domains/audit/service.js';
 import { MetricsService } from './domains/metrics/service.js';
+import { ConsentService } from './domains/oauth/consent-service.js';
+import { OAuthServer } from './domains/oauth/server.js';
 import { InvitationService } from './domains/people/invitations-service.js';
 import { MemberService } from './domains/people/members-service.js';
 import { ProjectService } from './domains/projects/service.js';
@@ -27,6 +31,11 @@ export interface AppContext {
   members: MemberService;
   invitations: InvitationService;
   sessions: SessionService;
+  /** The OAuth authorization server (oidc-provider) and its consent step. */
+  oauth: OAuthServer;
+  consent: ConsentService;
+  agentConnections: AgentConnectionService;
+  agentBudgets: AgentBudgetService;
   /** Group-commit writer of ingested metric rows (OTLP); stop() it before closing the telemetry store. */
   metricsWriter: MetricsWriter;
 }
@@ -48,7 +57,13 @@ export function buildContext(opts: {
   const members = new MemberService(opts.control, audit, clock);
   const sessions = new SessionService(opts.control, members, audit, clock, ids);
   // Removing a member ends their browser sessions in that organization at once.
-  members.onRemoved((tx, orgId, userId, at) => sessions.revokeMember(tx, orgId, userId, at));
+  members.onRemoved(async (tx, orgId, userId, at) => ({ sessions_revoked: await sessions.revokeMember(tx, orgId, userId, at) }));
+  const oauth = new OAuthServer(opts.control, opts.config);
+  const agentConnections = new AgentConnectionService(opts.control, oauth, members, audit, clock, ids);
+  // ... and their agent approvals, with every token of them.
+  members.onRemoved(async (tx, orgId, userId, at) => ({ agent_connections_revoked: await agentConnections.revokeForMember(tx, orgId, userId, at) }));
+  // Approvals limited to a deleted project end with it (approvals for the whole organization stay).
+  projects.onDelete(async (p) => void (await agentConnections.revokeForProject(p.id, p.orgId)));
   return {
     config: opts.config,
     clock,
@@ -63,5 +78,9 @@ export function buildContext(opts: {
     members,
     invitations: new InvitationService(opts.control, members, audit, clock, ids),
     sessions,
+    oauth,
+    consent: new ConsentService(oauth, agentConnections, projects, members),
+    agentConnections,
+    agentBudgets: new AgentBudgetService(opts.control, agentConnections, members, audit, clock),
   };
 }

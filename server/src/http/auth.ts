@@ -1,10 +1,17 @@
 /**
  * Authentication and authorization before any product logic (spec 1, "Authentication" 1, 2, 3, 6, 7).
  * Order: credential (401) -> CSRF header of a cookie-authenticated write (403) -> project selector
- * of a project-scoped key (403) -> scope (403) -> strict query (400).
+ * of a project-scoped credential (403) -> scope (403) -> agent budget (429) -> strict query (400).
+ *
+ * Credentials: an API key in `X-Svc-API-Key`, `X-API-Key`, `Authorization: ApiKey` or
+ * `Authorization: Bearer svc_...`; any other `Authorization: Bearer` value is an OAuth access token
+ * of a person, held by an agent (rule 2); the browser-session cookie.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AgentBudgetService } from '../domains/agent-connections/budgets-service.js';
+import type { AgentConnectionService } from '../domains/agent-connections/service.js';
 import type { ApiKeyService } from '../domains/api-keys/service.js';
+import { KEY_PREFIX } from '../domains/api-keys/secret.js';
 import { readCookie, SESSION_COOKIE } from '../domains/sessions/cookies.js';
 import type { SessionService } from '../domains/sessions/service.js';
 import { invalidRequest, permissionDenied, unauthorized } from './errors.js';
@@ -17,15 +24,24 @@ declare module 'fastify' {
     auth?: 'none';
     /** The scope the route needs (a route without one checks its own rule in the service). */
     scope?: string;
+    /** The OAuth protocol routes answer malformed queries in the protocol's own error format. */
+    rawQuery?: boolean;
   }
   interface FastifyRequest {
     principal: Principal;
   }
 }
 
+export interface PresentedCredential {
+  secret: string;
+  /** An `Authorization: Bearer` value that is not an API key: an OAuth access token. */
+  oauth: boolean;
+}
+
 /** The credential of a request: one of the three API-key headers, or a bearer token. */
-export function presentedCredential(req: FastifyRequest): string | undefined {
+export function presentedCredential(req: FastifyRequest): PresentedCredential | undefined {
   const found = new Set<string>();
+  let bearer: string | undefined;
   const single = (v: string | string[] | undefined) => (Array.isArray(v) ? v : v === undefined ? [] : [v]);
   for (const v of single(req.headers['x-svc-api-key'])) found.add(v.trim());
   for (const v of single(req.headers['x-api-key'])) found.add(v.trim());
@@ -33,9 +49,12 @@ export function presentedCredential(req: FastifyRequest): string | undefined {
   if (authz !== undefined) {
     const m = /^(ApiKey|Bearer)\s+(\S+)\s*$/i.exec(authz);
     found.add(m ? m[2] : authz); // an unreadable Authorization header is a (malformed) credential
+    if (m && m[1].toLowerCase() === 'bearer') bearer = m[2];
   }
   if (found.size > 1) throw invalidRequest('more than one credential was sent; use one per request');
-  return found.values().next().value;
+  const secret = found.values().next().value;
+  if (secret === undefined) return undefined;
+  return { secret, oauth: secret === bearer && !secret.startsWith(KEY_PREFIX) };
 }
 
 function rawQuery(req: FastifyRequest): string {
@@ -69,30 +88,45 @@ export function checkCsrf(principal: Principal, req: FastifyRequest): void {
     throw permissionDenied('a request authenticated by the session cookie that changes something must send the header X-Svc-CSRF: 1');
 }
 
-/** Resolves the one credential of a request: an API-key header or the browser-session cookie. */
-async function authenticate(req: FastifyRequest, apiKeys: ApiKeyService, sessions: SessionService): Promise<Principal> {
-  const secret = presentedCredential(req);
+export interface Authenticators {
+  apiKeys: ApiKeyService;
+  sessions: SessionService;
+  agentConnections: AgentConnectionService;
+  agentBudgets: AgentBudgetService;
+}
+
+/** Resolves the one credential of a request: an API key, an OAuth access token, or the browser-session cookie. */
+async function authenticate(req: FastifyRequest, auth: Authenticators): Promise<Principal> {
+  const presented = presentedCredential(req);
   const cookie = readCookie(req, SESSION_COOKIE);
-  if (secret !== undefined && cookie !== undefined) throw invalidRequest('more than one credential was sent; use one per request');
-  const principal = secret ? await apiKeys.authenticate(secret) : cookie ? await sessions.authenticate(cookie) : undefined;
+  if (presented !== undefined && cookie !== undefined) throw invalidRequest('more than one credential was sent; use one per request');
+  const principal = presented
+    ? presented.oauth
+      ? await auth.agentConnections.authenticate(presented.secret)
+      : await auth.apiKeys.authenticate(presented.secret)
+    : cookie
+      ? await auth.sessions.authenticate(cookie)
+      : undefined;
   if (!principal) throw unauthorized();
   return principal;
 }
 
-export function registerAuth(app: FastifyInstance, apiKeys: ApiKeyService, sessions: SessionService) {
+export function registerAuth(app: FastifyInstance, auth: Authenticators) {
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (req) => {
     if (req.is404) return;
     const config = req.routeOptions.config;
     const raw = rawQuery(req);
     if (config.auth !== 'none') {
-      const principal = await authenticate(req, apiKeys, sessions);
+      const principal = await authenticate(req, auth);
       req.principal = principal;
       checkCsrf(principal, req);
       checkProjectSelector(principal, raw);
       if (config.scope && !principal.scopes.has(config.scope)) throw permissionDenied(`this request needs scope ${config.scope}`);
+      // Only admitted requests spend an agent's budget: refusals above cost nothing.
+      await auth.agentBudgets.admit(principal, req.method);
     }
-    strictQuery(raw, req.routeOptions.schema?.querystring as never);
+    if (!config.rawQuery) strictQuery(raw, req.routeOptions.schema?.querystring as never);
   });
 }
 

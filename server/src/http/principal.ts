@@ -2,12 +2,14 @@
 import type { Role } from '../domains/people/roles.js';
 
 export interface Principal {
-  /** An API key, or a browser session of a signed-in person. */
-  kind: 'api_key' | 'session';
+  /** An API key, a browser session of a signed-in person, or a person's OAuth access token held by an agent. */
+  kind: 'api_key' | 'session' | 'oauth';
   /** The key, when the credential is an API key. */
   keyId: string | null;
   /** The sign-in (refresh family), when the credential is a browser session. */
   signInId: string | null;
+  /** The agent approval (connection) the OAuth access token belongs to. */
+  connectionId: string | null;
   orgId: string;
   /** The project the key is bound to; null for an organization-wide credential (sessions always are). */
   projectId: string | null;

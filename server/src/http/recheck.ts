@@ -6,6 +6,7 @@
  * longer authenticates, a final `forbidden` when a scope it was admitted with is gone, and without the
  * final marker on `expired` (routine session expiry or rotation: the dashboard renews and resumes).
  */
+import type { AgentConnectionService } from '../domains/agent-connections/service.js';
 import type { ApiKeyService } from '../domains/api-keys/service.js';
 import type { MemberService } from '../domains/people/members-service.js';
 import type { SessionService } from '../domains/sessions/service.js';
@@ -26,6 +27,8 @@ export class CredentialRechecker {
     private readonly members: MemberService,
     private readonly control: ControlStore,
     private readonly clock: Clock,
+    /** Resolves OAuth access tokens of agents; without it an OAuth-admitted stream ends as unauthorized. */
+    private readonly agentConnections?: AgentConnectionService,
   ) {}
 
   /** `admitted` are the scopes the work was admitted with; losing one of them is `forbidden`. */
@@ -35,8 +38,16 @@ export class CredentialRechecker {
         ? await this.apiKeys.authenticate(secret)
         : admittedAs.kind === 'session'
           ? await this.sessions.authenticate(secret)
-          : undefined;
-    if (!fresh) return admittedAs.kind === 'session' ? this.whySessionEnded(secret) : 'unauthorized';
+          : admittedAs.kind === 'oauth' && this.agentConnections
+            ? await this.agentConnections.authenticate(secret)
+            : undefined;
+    if (!fresh) {
+      if (admittedAs.kind === 'session') return this.whySessionEnded(secret);
+      // A short-lived access token that merely expired under a live approval: the agent refreshes and resumes.
+      if (admittedAs.kind === 'oauth' && this.agentConnections && admittedAs.connectionId)
+        return (await this.agentConnections.connectionStillActive(admittedAs.orgId, admittedAs.connectionId)) ? 'expired' : 'unauthorized';
+      return 'unauthorized';
+    }
     if (fresh.orgId !== admittedAs.orgId || fresh.userId !== admittedAs.userId) return 'unauthorized';
     return admitted.every((s) => fresh.scopes.has(s)) ? 'ok' : 'forbidden';
   }

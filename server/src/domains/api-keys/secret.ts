@@ -1,8 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 
+/** Every API key starts with this; a bearer value that does not is an OAuth access token. */
+export const KEY_PREFIX = 'svc_';
+
 /** A new API key secret: `svc_` and 43 url-safe characters (256 random bits). */
 export function newKeySecret(): string {
-  return `svc_${randomBytes(32).toString('base64url')}`;
+  return `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
 }
 
 /** Keys are stored only as this hash; high-entropy secrets need no slow hash. */

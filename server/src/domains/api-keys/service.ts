@@ -79,6 +79,7 @@ export class ApiKeyService {
       kind: 'api_key',
       keyId: k.id,
       signInId: null,
+      connectionId: null,
       orgId: k.orgId,
       projectId: k.projectId,
       scopes: new Set(k.scopes),
@@ -119,7 +120,7 @@ export class ApiKeyService {
       // A key minted by a person, or by a key that a person minted, belongs to that person.
       userId: caller.userId,
       createdByApiKeyId: caller.kind === 'api_key' ? caller.keyId : null,
-      createdByState: caller.kind === 'session' ? 'user' : 'api_key',
+      createdByState: caller.kind === 'api_key' ? 'api_key' : 'user',
     };
     await this.store.transaction(async (tx) => {
       await tx.apiKeys.insert(rec);

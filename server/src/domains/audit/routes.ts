@@ -35,10 +35,11 @@ const AuditEntry = Type.Object({
   target_api_key_id: Type.Union([Type.String(), Type.Null()]),
   project_id: Type.Union([Type.String(), Type.Null()]),
   actor: Type.Object({
-    kind: Type.Union([Type.Literal('api_key'), Type.Literal('session'), Type.Literal('system')]),
-    id: Type.Union([Type.String(), Type.Null()], { description: 'the key (api_key) or the sign-in (session) that acted' }),
+    kind: Type.Union([Type.Literal('api_key'), Type.Literal('session'), Type.Literal('oauth'), Type.Literal('system')]),
+    id: Type.Union([Type.String(), Type.Null()], { description: 'the key (api_key), the sign-in (session) or the agent connection (oauth) that acted' }),
     api_key_id: Type.Union([Type.String(), Type.Null()]),
     sign_in_id: Type.Union([Type.String(), Type.Null()]),
+    connection_id: Type.Union([Type.String(), Type.Null()], { description: 'the agent approval whose OAuth token acted' }),
     user_id: Type.Union([Type.String(), Type.Null()], { description: 'the person behind the actor, when there is one' }),
   }),
   metadata: Type.Record(Type.String(), Type.Unknown()),

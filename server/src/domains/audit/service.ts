@@ -10,7 +10,7 @@ export type AuditEntry = Omit<AuditRecord, 'id' | 'seq' | 'occurredAt' | 'actorK
  * authenticates can still be named), or the system itself. `userId` on 'system' names a person
  * who acted without a credential (accepting an invitation with its token).
  */
-export type AuditActor = Pick<Principal, 'kind' | 'keyId' | 'signInId' | 'userId'> | 'system' | { kind: 'system'; userId: string };
+export type AuditActor = Pick<Principal, 'kind' | 'keyId' | 'signInId' | 'connectionId' | 'userId'> | 'system' | { kind: 'system'; userId: string };
 
 export class AuditService {
   private lastSeq = 0;
@@ -36,7 +36,7 @@ export class AuditService {
       orgId,
       occurredAt: at.toISOString(),
       actorKind: who.kind,
-      actorId: who.kind === 'api_key' ? who.keyId : who.kind === 'session' ? who.signInId : null,
+      actorId: who.kind === 'api_key' ? who.keyId : who.kind === 'session' ? who.signInId : who.kind === 'oauth' ? who.connectionId : null,
       actorUserId: who.userId,
     };
     await stores.audit.insert(rec);
@@ -65,6 +65,7 @@ export function auditView(r: AuditRecord) {
       id: r.actorId,
       api_key_id: r.actorKind === 'api_key' ? r.actorId : null,
       sign_in_id: r.actorKind === 'session' ? r.actorId : null,
+      connection_id: r.actorKind === 'oauth' ? r.actorId : null,
       user_id: r.actorUserId,
     },
     metadata: r.metadata,

@@ -4,7 +4,7 @@ export type AuditResult = (typeof AUDIT_RESULTS)[number];
 export const AUDIT_EVENT_TYPES = ['api_key_created', 'api_key_updated', 'api_key_revoked'] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
-export type AuditActorKind = 'api_key' | 'session' | 'system';
+export type AuditActorKind = 'api_key' | 'session' | 'oauth' | 'system';
 
 export interface AuditRecord {
   id: string;
@@ -13,7 +13,7 @@ export interface AuditRecord {
   projectId: string | null;
   occurredAt: string;
   actorKind: AuditActorKind;
-  /** The key (api_key) or the sign-in (session) that acted; null for the system. */
+  /** The key (api_key), the sign-in (session) or the agent connection (oauth) that acted; null for the system. */
   actorId: string | null;
   /** The person behind the actor, when there is one. */
   actorUserId: string | null;

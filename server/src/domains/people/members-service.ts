@@ -10,8 +10,11 @@ import type { AuditService } from '../audit/service.js';
 import type { Role } from './roles.js';
 import type { MemberEntry, UserRecord } from './store.js';
 
-/** Runs inside the removal's transaction, so what depends on the membership ends with it. */
-export type MemberRemovalHook = (tx: ControlStores, orgId: string, userId: string, at: string) => Promise<number>;
+/**
+ * Runs inside the removal's transaction, so what depends on the membership ends with it. Returns
+ * counts of what it ended (e.g. `{ sessions_revoked: 2 }`) for the audit record.
+ */
+export type MemberRemovalHook = (tx: ControlStores, orgId: string, userId: string, at: string) => Promise<Record<string, number>>;
 
 export function memberView(m: MemberEntry) {
   return { user_id: m.userId, email: m.email, name: m.name, role: m.role, created_at: m.createdAt };
@@ -120,7 +123,7 @@ export class MemberService {
     });
   }
 
-  /** Removal ends the person's browser sessions in this organization in the same transaction. */
+  /** Removal ends the person's browser sessions and agent approvals in this organization in the same transaction. */
   async remove(caller: Principal, userId: string): Promise<void> {
     requireOrgLevel(caller);
     const acting = await this.actingRole(caller);
@@ -131,8 +134,8 @@ export class MemberService {
       if (acting !== 'owner' && m.role === 'owner') throw permissionDenied('only an owner can remove an owner');
       if (m.role === 'owner' && (await tx.memberships.lockOwners(caller.orgId)).length <= 1) throw conflict(LAST_OWNER);
       await tx.memberships.delete(caller.orgId, userId);
-      let sessionsRevoked = 0;
-      for (const hook of this.removalHooks) sessionsRevoked += await hook(tx, caller.orgId, userId, at);
+      const ended: Record<string, number> = {};
+      for (const hook of this.removalHooks) Object.assign(ended, await hook(tx, caller.orgId, userId, at));
       await this.audit.record(tx, caller, caller.orgId, {
         projectId: null,
         eventType: null,
@@ -142,7 +145,7 @@ export class MemberService {
         toolName: null,
         targetId: userId,
         targetApiKeyId: null,
-        metadata: { role: m.role, sessions_revoked: sessionsRevoked, via: 'api' },
+        metadata: { role: m.role, ...ended, via: 'api' },
       });
     });
   }

@@ -35,7 +35,7 @@ export interface SignedIn {
 /** Why a refresh was refused; every reason answers the same 401. */
 type Refusal = 'unknown' | 'revoked' | 'expired' | 'reused' | 'membership_ended';
 
-const actorOf = (s: SignInRecord) => ({ kind: 'session' as const, keyId: null, signInId: s.id, userId: s.userId });
+const actorOf = (s: SignInRecord) => ({ kind: 'session' as const, keyId: null, signInId: s.id, connectionId: null, userId: s.userId });
 
 export class SessionService {
   constructor(
@@ -64,6 +64,7 @@ export class SessionService {
       kind: 'session',
       keyId: null,
       signInId: signIn.id,
+      connectionId: null,
       orgId: signIn.orgId,
       projectId: null,
       scopes: new Set(ROLE_SCOPES[role]),

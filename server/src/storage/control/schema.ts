@@ -106,6 +106,50 @@ export interface MetaTable {
   value: string;
 }
 
+/** oidc-provider artifacts (added by 0003_oauth); `payload` is the JSON the library hands the adapter. */
+export interface OAuthPayloadsTable {
+  model: string;
+  id: string;
+  payload: string;
+  grant_id: string | null;
+  user_code: string | null;
+  uid: string | null;
+  expires_at: string | null;
+  consumed_at: string | null;
+}
+
+export interface AgentApprovalsTable {
+  id: string;
+  org_id: string;
+  user_id: string;
+  project_id: string | null;
+  client_id: string;
+  client_name: string;
+  client_host: string | null;
+  scopes: string; // JSON array
+  status: string; // active | revoked
+  grant_id: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface AgentBudgetsTable {
+  connection_id: string;
+  org_id: string;
+  requests_per_day: number | null;
+  write_actions_per_day: number | null;
+  updated_at: string;
+  updated_by_user_id: string | null;
+}
+
+export interface AgentUsageTable {
+  connection_id: string;
+  day: string; // YYYY-MM-DD, UTC
+  requests: number;
+  write_actions: number;
+}
+
 export interface ControlDatabase {
   organizations: OrganizationsTable;
   projects: ProjectsTable;
@@ -117,4 +161,8 @@ export interface ControlDatabase {
   invitations: InvitationsTable;
   sign_ins: SignInsTable;
   sign_in_credentials: SignInCredentialsTable;
+  oauth_payloads: OAuthPayloadsTable;
+  agent_approvals: AgentApprovalsTable;
+  agent_budgets: AgentBudgetsTable;
+  agent_usage: AgentUsageTable;
 }

@@ -1,12 +1,17 @@
 /** The control store's adapters, bound either to the database or to one transaction. */
+import type { AgentApprovalStore, AgentBudgetStore } from '../../domains/agent-connections/store.js';
 import type { ApiKeyStore } from '../../domains/api-keys/store.js';
 import type { AuditStore } from '../../domains/audit/store.js';
 import type { OrganizationStore } from '../../domains/organizations/store.js';
 import type { InvitationStore, MembershipStore, UserStore } from '../../domains/people/store.js';
 import type { ProjectStore } from '../../domains/projects/store.js';
+import type { OAuthPayloadStore } from '../../domains/oauth/store.js';
 import type { SessionStore } from '../../domains/sessions/store.js';
+import { KyselyAgentApprovalStore } from './agent-approvals-store.js';
+import { KyselyAgentBudgetStore } from './agent-budgets-store.js';
 import { KyselyApiKeyStore } from './api-keys-store.js';
 import { KyselyAuditStore } from './audit-store.js';
+import { KyselyOAuthPayloadStore } from './oauth-payloads-store.js';
 import { KyselyInvitationStore } from './invitations-store.js';
 import { KyselyMembershipStore } from './memberships-store.js';
 import { KyselyOrganizationStore } from './organizations-store.js';
@@ -24,6 +29,9 @@ export interface ControlStores {
   memberships: MembershipStore;
   invitations: InvitationStore;
   sessions: SessionStore;
+  oauthPayloads: OAuthPayloadStore;
+  agentApprovals: AgentApprovalStore;
+  agentBudgets: AgentBudgetStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -44,6 +52,9 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     memberships: new KyselyMembershipStore(db, dialect),
     invitations: new KyselyInvitationStore(db),
     sessions: new KyselySessionStore(db),
+    oauthPayloads: new KyselyOAuthPayloadStore(db),
+    agentApprovals: new KyselyAgentApprovalStore(db),
+    agentBudgets: new KyselyAgentBudgetStore(db),
   };
 }
 

@@ -125,6 +125,63 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('audit_events').addColumn('actor_user_id', 'text').execute();
     },
   },
+  '0003_oauth': {
+    async up(db: Kysely<any>) {
+      // oidc-provider's artifacts (tokens, codes, grants, interactions, clients, sessions), one row each.
+      await db.schema
+        .createTable('oauth_payloads')
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('payload', 'text', (c) => c.notNull())
+        .addColumn('grant_id', 'text')
+        .addColumn('user_code', 'text')
+        .addColumn('uid', 'text')
+        .addColumn('expires_at', 'text')
+        .addColumn('consumed_at', 'text')
+        .addPrimaryKeyConstraint('oauth_payloads_pk', ['model', 'id'])
+        .execute();
+      await db.schema.createIndex('oauth_payloads_grant').on('oauth_payloads').column('grant_id').execute();
+      await db.schema.createIndex('oauth_payloads_user_code').on('oauth_payloads').columns(['model', 'user_code']).execute();
+      await db.schema.createIndex('oauth_payloads_uid').on('oauth_payloads').columns(['model', 'uid']).execute();
+      await db.schema.createIndex('oauth_payloads_expiry').on('oauth_payloads').column('expires_at').execute();
+      await db.schema
+        .createTable('agent_approvals')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id'))
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('project_id', 'text')
+        .addColumn('client_id', 'text', (c) => c.notNull())
+        .addColumn('client_name', 'text', (c) => c.notNull())
+        .addColumn('client_host', 'text')
+        .addColumn('scopes', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('grant_id', 'text', (c) => c.notNull().unique())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('last_used_at', 'text')
+        .addColumn('revoked_at', 'text')
+        .execute();
+      await db.schema.createIndex('agent_approvals_org').on('agent_approvals').columns(['org_id', 'created_at', 'id']).execute();
+      await db.schema.createIndex('agent_approvals_person').on('agent_approvals').columns(['org_id', 'user_id', 'created_at']).execute();
+      await db.schema.createIndex('agent_approvals_project').on('agent_approvals').column('project_id').execute();
+      await db.schema
+        .createTable('agent_budgets')
+        .addColumn('connection_id', 'text', (c) => c.primaryKey())
+        .addColumn('org_id', 'text', (c) => c.notNull())
+        .addColumn('requests_per_day', 'integer')
+        .addColumn('write_actions_per_day', 'integer')
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addColumn('updated_by_user_id', 'text')
+        .execute();
+      await db.schema
+        .createTable('agent_usage')
+        .addColumn('connection_id', 'text', (c) => c.notNull())
+        .addColumn('day', 'text', (c) => c.notNull())
+        .addColumn('requests', 'integer', (c) => c.notNull())
+        .addColumn('write_actions', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('agent_usage_pk', ['connection_id', 'day'])
+        .execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
