@@ -58,13 +58,10 @@ export function registerRequestAudit(app: FastifyInstance, audit: AuditService, 
     try {
       await audit.record(control, principal, principal.orgId, {
         projectId: principal.projectId ?? (typeof query.project_id === 'string' ? query.project_id : null),
-        eventType: null,
         resource,
         action,
         result,
-        toolName: null,
         targetId: affectedObject(req),
-        targetApiKeyId: null,
         metadata: { method: req.method, route: req.routeOptions.url, status: reply.statusCode },
       });
     } catch (err) {

@@ -3,7 +3,10 @@ import type { Principal } from '../../http/principal.js';
 import type { ControlStores } from '../../storage/control/stores.js';
 import type { AuditQuery, AuditRecord } from './store.js';
 
-export type AuditEntry = Omit<AuditRecord, 'id' | 'seq' | 'occurredAt' | 'actorKind' | 'actorId' | 'actorUserId' | 'orgId'>;
+type OptionalFields = 'projectId' | 'eventType' | 'toolName' | 'targetId' | 'targetApiKeyId';
+/** What a caller records; the optional fields default to null, so a record names only what applies. */
+export type AuditEntry = Omit<AuditRecord, 'id' | 'seq' | 'occurredAt' | 'actorKind' | 'actorId' | 'actorUserId' | 'orgId' | OptionalFields> &
+  Partial<Pick<AuditRecord, OptionalFields>>;
 
 /**
  * Who acted: a credential (only its identity is needed, so a signing-out session that no longer
@@ -31,6 +34,11 @@ export class AuditService {
     const who = actor === 'system' ? { kind: 'system' as const, userId: null } : actor;
     const rec: AuditRecord = {
       ...entry,
+      projectId: entry.projectId ?? null,
+      eventType: entry.eventType ?? null,
+      toolName: entry.toolName ?? null,
+      targetId: entry.targetId ?? null,
+      targetApiKeyId: entry.targetApiKeyId ?? null,
       id: this.ids.uuid(),
       seq: this.nextSeq(at),
       orgId,
