@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import type { AppContext } from './context.js';
 import { registerAuth } from './http/auth.js';
 import { registerRequestAudit } from './http/audit-hook.js';
+import { registerIdempotency } from './http/idempotency.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
 import { lenientQuery } from './http/query.js';
@@ -83,6 +84,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await app.register(cookie);
   registerAuth(app, ctx);
   registerRequestAudit(app, ctx.audit, ctx.control);
+  registerIdempotency(app, ctx.idempotency);
 
   healthRoutes(app, ctx);
   await otlpRoutes(app, ctx); // {ingest_url}/v1/metrics, at the root (not under /api/v1)

@@ -4,6 +4,7 @@ import { AgentBudgetService } from './domains/agent-connections/budgets-service.
 import { AgentConnectionService } from './domains/agent-connections/service.js';
 import { ApiKeyService } from './domains/api-keys/service.js';
 import { AuditService } from './domains/audit/service.js';
+import { IdempotencyService } from './domains/idempotency/service.js';
 import { MetricsService } from './domains/metrics/service.js';
 import { ConsentService } from './domains/oauth/consent-service.js';
 import { OAuthServer } from './domains/oauth/server.js';
@@ -36,6 +37,8 @@ export interface AppContext {
   consent: ConsentService;
   agentConnections: AgentConnectionService;
   agentBudgets: AgentBudgetService;
+  /** Replays of writes sent with an Idempotency-Key. */
+  idempotency: IdempotencyService;
   /** Group-commit writer of ingested metric rows (OTLP); stop() it before closing the telemetry store. */
   metricsWriter: MetricsWriter;
 }
@@ -82,5 +85,6 @@ export function buildContext(opts: {
     consent: new ConsentService(oauth, agentConnections, projects, members),
     agentConnections,
     agentBudgets: new AgentBudgetService(opts.control, agentConnections, members, audit, clock),
+    idempotency: new IdempotencyService(opts.control.idempotency, clock),
   };
 }

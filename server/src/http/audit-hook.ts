@@ -50,7 +50,7 @@ function affectedObject(req: FastifyRequest): string | null {
 export function registerRequestAudit(app: FastifyInstance, audit: AuditService, control: ControlStore) {
   app.addHook('onResponse', async (req, reply) => {
     const principal = req.principal;
-    if (req.is404 || !principal) return;
+    if (req.is404 || !principal || req.idempotentReplay) return;
     const result = resultOf(req.method, reply.statusCode, req.routeOptions.config.audit);
     if (!result) return;
     const { resource, action } = describeRoute(req.method, req.routeOptions.url ?? req.url);

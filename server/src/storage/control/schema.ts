@@ -150,6 +150,18 @@ export interface AgentUsageTable {
   write_actions: number;
 }
 
+export interface IdempotencyRecordsTable {
+  credential: string;
+  idempotency_key: string;
+  fingerprint: string;
+  state: string; // pending | done
+  status: number | null;
+  headers: string | null; // JSON object
+  body: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface ControlDatabase {
   organizations: OrganizationsTable;
   projects: ProjectsTable;
@@ -165,4 +177,5 @@ export interface ControlDatabase {
   agent_approvals: AgentApprovalsTable;
   agent_budgets: AgentBudgetsTable;
   agent_usage: AgentUsageTable;
+  idempotency_records: IdempotencyRecordsTable;
 }

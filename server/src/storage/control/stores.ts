@@ -1,6 +1,7 @@
 /** The control store's adapters, bound either to the database or to one transaction. */
 import type { AgentApprovalStore, AgentBudgetStore } from '../../domains/agent-connections/store.js';
 import type { ApiKeyStore } from '../../domains/api-keys/store.js';
+import type { IdempotencyStore } from '../../domains/idempotency/store.js';
 import type { AuditStore } from '../../domains/audit/store.js';
 import type { OrganizationStore } from '../../domains/organizations/store.js';
 import type { InvitationStore, MembershipStore, UserStore } from '../../domains/people/store.js';
@@ -10,6 +11,7 @@ import type { SessionStore } from '../../domains/sessions/store.js';
 import { KyselyAgentApprovalStore } from './agent-approvals-store.js';
 import { KyselyAgentBudgetStore } from './agent-budgets-store.js';
 import { KyselyApiKeyStore } from './api-keys-store.js';
+import { KyselyIdempotencyStore } from './idempotency-store.js';
 import { KyselyAuditStore } from './audit-store.js';
 import { KyselyOAuthPayloadStore } from './oauth-payloads-store.js';
 import { KyselyInvitationStore } from './invitations-store.js';
@@ -32,6 +34,7 @@ export interface ControlStores {
   oauthPayloads: OAuthPayloadStore;
   agentApprovals: AgentApprovalStore;
   agentBudgets: AgentBudgetStore;
+  idempotency: IdempotencyStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -55,6 +58,7 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     oauthPayloads: new KyselyOAuthPayloadStore(db),
     agentApprovals: new KyselyAgentApprovalStore(db),
     agentBudgets: new KyselyAgentBudgetStore(db),
+    idempotency: new KyselyIdempotencyStore(db),
   };
 }
 

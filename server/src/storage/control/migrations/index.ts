@@ -182,6 +182,24 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0004_idempotency': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('idempotency_records')
+        .addColumn('credential', 'text', (c) => c.notNull())
+        .addColumn('idempotency_key', 'text', (c) => c.notNull())
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('status', 'integer')
+        .addColumn('headers', 'text')
+        .addColumn('body', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('idempotency_records_pk', ['credential', 'idempotency_key'])
+        .execute();
+      await db.schema.createIndex('idempotency_records_expiry').on('idempotency_records').column('expires_at').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
