@@ -47,4 +47,87 @@ export const TELEMETRY_SCHEMA = [
      name VARCHAR NOT NULL,
      deleted_at_ms BIGINT NOT NULL,
      PRIMARY KEY (project_id, name))`,
+  // ---- Traces (issue 4). Times are BIGINT microseconds since the epoch (ms loses span precision,
+  // ns does not fit a JS number). The agent-model columns are derived at ingest from each span alone
+  // (docs/agent-model.md); runs, sessions and turns are aggregated from them at read time.
+  `CREATE TABLE IF NOT EXISTS spans (
+     project_id VARCHAR NOT NULL,
+     trace_id VARCHAR NOT NULL,        -- 32 lower-case hex
+     span_id VARCHAR NOT NULL,         -- 16 lower-case hex
+     parent_span_id VARCHAR,           -- NULL for a root span
+     name VARCHAR NOT NULL,
+     kind VARCHAR NOT NULL,            -- unspecified | internal | server | client | producer | consumer
+     start_us BIGINT NOT NULL,
+     end_us BIGINT NOT NULL,
+     status_code VARCHAR NOT NULL,     -- unset | ok | error (OTLP span status; never used for outcomes)
+     status_message VARCHAR,
+     service_name VARCHAR,
+     environment VARCHAR,
+     scope_name VARCHAR,
+     attributes VARCHAR NOT NULL,      -- JSON object of the span attributes (values as OTLP AnyValue -> JSON)
+     resource_attributes VARCHAR NOT NULL,
+     -- agent model, per span
+     operation_name VARCHAR,           -- gen_ai.operation.name as sent
+     canonical_operation VARCHAR NOT NULL, -- CANONICAL_OPERATION_*, _UNKNOWN when nothing maps
+     response_status VARCHAR,          -- gen_ai.response.status as sent
+     outcome VARCHAR,                  -- OUTCOME_OK | OUTCOME_ERROR | OUTCOME_CANCELLED | NULL (unset)
+     agent_name VARCHAR,
+     agent_id VARCHAR,
+     observation_key VARCHAR,
+     session_key VARCHAR,              -- gen_ai.conversation.id
+     turn_id VARCHAR,                  -- svc.turn.id
+     run_status VARCHAR,               -- svc.agent.run.status (invoke_agent spans)
+     terminal_reason VARCHAR,
+     tool_name VARCHAR,
+     model VARCHAR,
+     provider VARCHAR,
+     input_tokens BIGINT,
+     output_tokens BIGINT,
+     reported_cost_nanos BIGINT,       -- svc.cost.nanos
+     safety_check BOOLEAN NOT NULL,    -- svc.safety.check = true
+     memory_item_id VARCHAR,
+     memory_store VARCHAR,
+     memory_provenance VARCHAR,
+     memory_trust_label VARCHAR,
+     context_events INTEGER NOT NULL,  -- accepted context events (the step is instrumented when > 0)
+     ingested_at_us BIGINT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS span_events (
+     project_id VARCHAR NOT NULL,
+     trace_id VARCHAR NOT NULL,
+     span_id VARCHAR NOT NULL,
+     event_index INTEGER NOT NULL,     -- position in the span's event list
+     ts_us BIGINT NOT NULL,
+     name VARCHAR NOT NULL,
+     attributes VARCHAR NOT NULL,      -- JSON; returned by the trace read, never by /agent-events
+     category VARCHAR,                 -- one of the 13 agent-event categories, NULL for a plain span event
+     context_kind VARCHAR,             -- assembly | compaction | cache for an accepted context event
+     context_detail VARCHAR,           -- JSON of the typed detail as returned (docs/agent-model.md)
+     context_source_ids VARCHAR[])`,
+  // Who sent each agent identity (spec 2 "Attribution entry"); upserted per ingested batch.
+  `CREATE TABLE IF NOT EXISTS agent_sightings (
+     project_id VARCHAR NOT NULL,
+     observation_key VARCHAR NOT NULL,
+     source VARCHAR NOT NULL,          -- api_key | bearer_token | dev_org_header
+     api_key_id VARCHAR NOT NULL,      -- '' unless source = api_key
+     first_seen_us BIGINT NOT NULL,
+     last_seen_us BIGINT NOT NULL,
+     sighting_count BIGINT NOT NULL,
+     PRIMARY KEY (project_id, observation_key, source, api_key_id))`,
+  // ---- Logs (issue 4)
+  `CREATE TABLE IF NOT EXISTS logs (
+     project_id VARCHAR NOT NULL,
+     log_id VARCHAR NOT NULL,          -- assigned at ingest (UUID), for context reads and deletes
+     ts_us BIGINT NOT NULL,            -- time_unix_nano, else observed_time_unix_nano, else ingest time
+     observed_us BIGINT,
+     severity_number INTEGER,          -- 0..24, NULL when unspecified
+     severity_text VARCHAR,
+     body VARCHAR,                     -- string bodies as is, other AnyValues as JSON
+     trace_id VARCHAR,
+     span_id VARCHAR,
+     service_name VARCHAR,
+     environment VARCHAR,
+     scope_name VARCHAR,
+     attributes VARCHAR NOT NULL,      -- JSON object
+     resource_attributes VARCHAR NOT NULL,
+     ingested_at_us BIGINT NOT NULL)`,
 ];
