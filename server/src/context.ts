@@ -65,6 +65,9 @@ export function buildContext(opts: {
   const agentConnections = new AgentConnectionService(opts.control, oauth, members, audit, clock, ids);
   // ... and their agent approvals, with every token of them.
   members.onRemoved(async (tx, orgId, userId, at) => ({ agent_connections_revoked: await agentConnections.revokeForMember(tx, orgId, userId, at) }));
+  // ... and the API keys they minted (directly or through a key of theirs): a key belongs to its person.
+  const apiKeys = new ApiKeyService(opts.control, audit, clock, ids);
+  members.onRemoved(async (tx, orgId, userId, at) => ({ api_keys_revoked: await apiKeys.revokeForMember(tx, orgId, userId, at) }));
   // Approvals limited to a deleted project end with it (approvals for the whole organization stay).
   projects.onDelete(async (p) => void (await agentConnections.revokeForProject(p.id, p.orgId)));
   return {
@@ -74,7 +77,7 @@ export function buildContext(opts: {
     control: opts.control,
     telemetry: opts.telemetry,
     audit,
-    apiKeys: new ApiKeyService(opts.control, audit, clock, ids),
+    apiKeys,
     projects,
     metrics: new MetricsService(new DuckDbMetricsQuery(opts.telemetry), clock),
     metricsWriter,

@@ -2,7 +2,7 @@
 import { ApiError, invalidRequest, notFound, permissionDenied } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
 import type { Clock, IdGenerator } from '../../lib/clock.js';
-import type { ControlStore } from '../../storage/control/stores.js';
+import type { ControlStore, ControlStores } from '../../storage/control/stores.js';
 import type { AuditService } from '../audit/service.js';
 import { hashKey, keyPrefix, newKeySecret, plausibleKey } from './secret.js';
 import { isScope } from './scopes.js';
@@ -207,5 +207,26 @@ export class ApiKeyService {
       });
     });
     return keyView(next, now);
+  }
+
+  /**
+   * A removed member's keys (minted by them, or by a key they minted) stop working with the
+   * membership: revoked in the removal's transaction, each with its own audit record.
+   */
+  async revokeForMember(tx: ControlStores, orgId: string, userId: string, at: string): Promise<number> {
+    const revoked = await tx.apiKeys.revokeForUser(orgId, userId, at);
+    for (const k of revoked)
+      await this.audit.record(tx, 'system', orgId, {
+        projectId: k.projectId,
+        eventType: 'api_key_revoked',
+        resource: 'api_key',
+        action: 'revoke',
+        result: 'success',
+        toolName: null,
+        targetId: k.id,
+        targetApiKeyId: k.id,
+        metadata: { scopes: k.scopes, via: 'member_removed' },
+      });
+    return revoked.length;
   }
 }

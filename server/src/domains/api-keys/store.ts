@@ -33,4 +33,6 @@ export interface ApiKeyStore {
   list(q: ApiKeyListQuery): Promise<ApiKeyRecord[]>;
   update(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'scopes' | 'status' | 'revokedAt' | 'lastUsedAt'>>): Promise<void>;
   revokeByProject(projectId: string, at: string): Promise<string[]>;
+  /** Revokes the active keys of one person in one organization; returns them as they were. */
+  revokeForUser(orgId: string, userId: string, at: string): Promise<ApiKeyRecord[]>;
 }

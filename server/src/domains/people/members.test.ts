@@ -194,5 +194,29 @@ describe.each(['sqlite', 'postgres'] as const)('members (%s)', (dialect) => {
       expect(ev).toMatchObject({ affected_object: m.userId, metadata: { role: 'member', sessions_revoked: 2 } });
       expect((await remove(m.userId)).statusCode).toBe(404);
     });
+
+    it('removing a member revokes the API keys they minted, and the keys those keys minted (a key belongs to its person)', async () => {
+      const m = await addPerson(t, 'admin');
+      const b = await signIn(t, m);
+      const mint = async (call: (o: object) => Promise<{ statusCode: number; json(): any }>) => {
+        const res = await call({ method: 'POST', url: '/api/v1/account/api-keys', payload: { name: 'theirs', scopes: ['projects:read', 'api_key:write'], org_wide: true } });
+        expect(res.statusCode).toBe(201);
+        return res.json() as { id: string; key: string };
+      };
+      const own = await mint((o) => b.call(o as never));
+      const child = await mint((o) => t.call({ ...(o as object), key: own.key } as never));
+      const ownerKey = await mint((o) => t.call(o as never)); // the owner's key: not theirs, untouched
+      expect((await remove(m.userId)).statusCode).toBe(204);
+      for (const k of [own, child]) {
+        const res = await t.call({ method: 'GET', url: '/api/v1/projects', key: k.key });
+        expect(res.statusCode).toBe(401);
+        expect(res.json()).toEqual({ error: 'unauthorized', message: 'authentication required' });
+      }
+      expect((await t.call({ method: 'GET', url: '/api/v1/projects', key: ownerKey.key })).statusCode).toBe(200);
+      const ev = (await t.call({ method: 'GET', url: '/api/v1/account/audit-events?resource=member&action=remove&limit=1' })).json().audit_events[0];
+      expect(ev).toMatchObject({ affected_object: m.userId, metadata: { api_keys_revoked: 2 } });
+      const revoked = (await t.call({ method: 'GET', url: `/api/v1/account/audit-events?target_api_key_id=${child.id}` })).json().audit_events;
+      expect(revoked[0]).toMatchObject({ event_type: 'api_key_revoked', metadata: { via: 'member_removed' } });
+    });
   });
 });

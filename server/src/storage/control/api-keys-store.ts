@@ -69,6 +69,24 @@ export class KyselyApiKeyStore implements ApiKeyStore {
     return rows.map(toRecord);
   }
 
+  async revokeForUser(orgId: string, userId: string, at: string) {
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .where('user_id', '=', userId)
+      .where('status', '=', 'active')
+      .execute();
+    if (rows.length === 0) return [];
+    await this.db
+      .updateTable('api_keys')
+      .set({ status: 'revoked', revoked_at: at })
+      .where('id', 'in', rows.map((r) => r.id))
+      .where('status', '=', 'active')
+      .execute();
+    return rows.map(toRecord);
+  }
+
   async update(id: string, p: Partial<Pick<ApiKeyRecord, 'name' | 'scopes' | 'status' | 'revokedAt' | 'lastUsedAt'>>) {
     const values: Partial<ApiKeysTable> = {};
     if (p.name !== undefined) values.name = p.name;
