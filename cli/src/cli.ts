@@ -2,6 +2,8 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerAgent } from './commands/agent.js';
 import { registerConfig } from './commands/config.js';
+import { registerLogin } from './commands/login.js';
+import { registerLlm } from './commands/llm.js';
 import { registerMembers } from './commands/members.js';
 import { registerMetrics } from './commands/metrics.js';
 import { registerProjects } from './commands/projects.js';
@@ -12,6 +14,11 @@ import { formatError, OUTPUT_FORMATS, useColor, type OutputFormat } from './outp
 
 export const VERSION = '0.1.0';
 export type { Io } from './context.js';
+
+const CREDENTIALS_HELP = `
+Credentials, first found wins: --api-key, SVC_API_KEY, the profile's signed-in session
+(\`svc login\`; used only with the API URL it was made for), the profile's api_key.
+`;
 
 export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr: () => string } {
   const program = new Command();
@@ -31,7 +38,7 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
       },
       outputError: () => {},
     })
-    .option('--api-key <key>', 'API key (env SVC_API_KEY, then the profile)', nonEmpty('--api-key'))
+    .option('--api-key <key>', 'API key (env SVC_API_KEY; before the `svc login` session and the profile api_key)', nonEmpty('--api-key'))
     .option('--api-url <url>', 'API origin without a path (env SVC_API_URL, then the profile; default http://127.0.0.1:8080)')
     .option('--ingest-url <url>', 'ingest origin (env SVC_INGEST_URL, then the profile; default: the API origin)')
     .addOption(new Option('-o, --output <format>', 'output format (default: table on a terminal, JSON when piped)').choices(OUTPUT_FORMATS))
@@ -47,8 +54,11 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
   registerProjects(program, ctx);
   registerMetrics(program, ctx);
   registerMembers(program, ctx);
+  registerLlm(program, ctx);
   registerConfig(program, ctx);
   registerAgent(program, ctx);
+  registerLogin(program, ctx);
+  program.addHelpText('after', CREDENTIALS_HELP);
   return { program, ctx, helpErr: () => errBuffer };
 }
 

@@ -1,6 +1,8 @@
 /**
  * Profiles: `$XDG_CONFIG_HOME/svc/config.json` (default `~/.config/svc/config.json`), mode 0600,
- * shaped `{ "profiles": { "<name>": { "api_url"?, "api_key"?, "ingest_url"?, "project"? } } }`.
+ * shaped `{ "profiles": { "<name>": { "api_url"?, "api_key"?, "ingest_url"?, "project"?, "session"? } } }`.
+ * `session` is the stored sign-in of `svc login` (see session.ts); it is written by login, refresh
+ * and logout only, never by `svc config set`.
  * Also the precedence rules for the connection settings and the active project.
  */
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -12,7 +14,12 @@ export type Env = Record<string, string | undefined>;
 
 export const PROFILE_KEYS = ['api_url', 'api_key', 'ingest_url', 'project'] as const;
 export type ProfileKey = (typeof PROFILE_KEYS)[number];
-export type Profile = Partial<Record<ProfileKey, string>>;
+
+/** The fields of a stored sign-in; all strings (expires_at is ISO 8601, scope space-separated). */
+export const SESSION_KEYS = ['access_token', 'refresh_token', 'expires_at', 'scope', 'api_url'] as const;
+export type StoredSession = Record<(typeof SESSION_KEYS)[number], string>;
+
+export type Profile = Partial<Record<ProfileKey, string>> & { session?: StoredSession };
 
 export interface ConfigFile {
   profiles: Record<string, Profile>;
@@ -58,6 +65,13 @@ export function loadConfig(path: string): ConfigFile {
       const v = (p as Record<string, unknown>)[k];
       if (v !== undefined && typeof v !== 'string') throw configError(path, `profiles.${name}.${k} must be a string`);
     }
+    const session = (p as Record<string, unknown>).session;
+    if (session !== undefined) {
+      if (typeof session !== 'object' || session === null || Array.isArray(session))
+        throw configError(path, `profiles.${name}.session must be an object`);
+      for (const k of SESSION_KEYS)
+        if (typeof (session as Record<string, unknown>)[k] !== 'string') throw configError(path, `profiles.${name}.session.${k} must be a string`);
+    }
   }
   return cfg;
 }
@@ -77,6 +91,17 @@ export function updateProfile(path: string, profile: string, key: ProfileKey, va
   const p: Profile = { ...(cfg.profiles[profile] ?? {}) };
   if (value === undefined) delete p[key];
   else p[key] = value;
+  cfg.profiles[profile] = p;
+  saveConfig(path, cfg);
+  return cfg;
+}
+
+/** Stores (or, with `undefined`, removes) the sign-in of one profile, atomically like every write. */
+export function updateSession(path: string, profile: string, session: StoredSession | undefined): ConfigFile {
+  const cfg = loadConfig(path);
+  const p: Profile = { ...(cfg.profiles[profile] ?? {}) };
+  if (session === undefined) delete p.session;
+  else p.session = { ...session };
   cfg.profiles[profile] = p;
   saveConfig(path, cfg);
   return cfg;

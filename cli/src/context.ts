@@ -14,6 +14,7 @@ import {
 import { CliError, ExitCode } from './errors.js';
 import { ApiClient, type FetchLike } from './http.js';
 import { OutputChoice, renderJson, useColor, type OutStream, type OutputFormat } from './output.js';
+import { openInBrowser, realSleep, SessionAuth, type OAuthDeps, type Sleep } from './session.js';
 
 export interface Io {
   env: Env;
@@ -23,6 +24,10 @@ export interface Io {
   fetch?: FetchLike;
   /** Replaces the clock (tests). */
   now?: () => Date;
+  /** Replaces waiting, e.g. between device-flow polls (tests). */
+  sleep?: Sleep;
+  /** Replaces the platform's browser opener (tests); resolves whether something was started. */
+  openUrl?: (url: string) => Promise<boolean>;
 }
 
 /** The global flags as commander stores them on the program. */
@@ -95,16 +100,42 @@ export class Context {
     return this.settings().project;
   }
 
-  /** An API client; without any API key configured this fails with exit code 3 before sending anything. */
+  /** What the OAuth calls of session.ts need: fetch, a live clock, sleep. */
+  oauthDeps(): OAuthDeps {
+    return {
+      fetch: this.io.fetch ?? fetch,
+      now: () => (this.io.now ? this.io.now() : new Date()),
+      sleep: this.io.sleep ?? realSleep,
+    };
+  }
+
+  openUrl(url: string): Promise<boolean> {
+    return (this.io.openUrl ?? openInBrowser)(url);
+  }
+
+  /**
+   * An API client with the credential by precedence: `--api-key`, `SVC_API_KEY`, the profile's
+   * signed-in session (`svc login`; only when it was made for the resolved API URL, so a token never
+   * goes to another server), the profile's `api_key`. Without any, this fails with exit code 3
+   * before sending anything.
+   */
   client(): ApiClient {
     const s = this.settings();
-    if (!s.apiKey)
-      throw new CliError(
-        'unauthenticated',
-        'no API key configured: pass --api-key, set SVC_API_KEY, or run `svc config set api_key <key>`',
-        ExitCode.unauthenticated,
-      );
-    return new ApiClient(s.apiUrl.value, s.apiKey.value, this.io.fetch);
+    const apiUrl = s.apiUrl.value;
+    if (s.apiKey && s.apiKey.source !== 'profile') return new ApiClient(apiUrl, s.apiKey.value, this.io.fetch);
+    const { name, values } = this.profile();
+    const session = values.session;
+    if (session && session.api_url === apiUrl) {
+      const auth = new SessionAuth({ configPath: this.configPath, profile: name.value, session, deps: this.oauthDeps() });
+      return new ApiClient(apiUrl, auth, this.io.fetch);
+    }
+    if (s.apiKey) return new ApiClient(apiUrl, s.apiKey.value, this.io.fetch);
+    const elsewhere = session ? ` (profile "${name.value}" is signed in to ${session.api_url}, not ${apiUrl})` : '';
+    throw new CliError(
+      'unauthenticated',
+      `not signed in and no API key configured${elsewhere}: run \`svc login\`, pass --api-key, set SVC_API_KEY, or run \`svc config set api_key <key>\``,
+      ExitCode.unauthenticated,
+    );
   }
 
   /** Prints a result: JSON as is, or the table rendered by `table`. */

@@ -1,4 +1,8 @@
-/** The HTTP client: REST base `<api-url>/api/v1`, key in `X-Svc-API-Key`, errors mapped to exit codes. */
+/**
+ * The HTTP client: REST base `<api-url>/api/v1`, errors mapped to exit codes. The credential is an
+ * API key (sent in `X-Svc-API-Key`) or the bearer access token of a signed-in session
+ * (`Authorization: Bearer`), refreshed before it expires and once more after a 401.
+ */
 import { CliError, ExitCode, exitCodeForStatus } from './errors.js';
 
 export const API_KEY_HEADER = 'X-Svc-API-Key';
@@ -12,6 +16,17 @@ export interface RequestOptions {
 }
 
 export type FetchLike = typeof fetch;
+
+/** The access token of a signed-in session (`svc login`); see session.ts. */
+export interface BearerAuth {
+  /** The current access token, refreshed first when it is about to expire. */
+  token(): Promise<string>;
+  /** A new access token after the server refused the current one (throws when that is impossible). */
+  refresh(): Promise<string>;
+}
+
+/** An API key, or a signed-in session. */
+export type Credential = string | BearerAuth;
 
 /** `Retry-After` as seconds: delta-seconds, or an HTTP date relative to `now` (never negative). */
 export function parseRetryAfter(header: string | null, now: Date = new Date()): number | undefined {
@@ -55,9 +70,14 @@ export function errorFromResponse(status: number, statusText: string, bodyText: 
 export class ApiClient {
   constructor(
     readonly origin: string,
-    private readonly apiKey: string,
+    private readonly credential: Credential,
     private readonly fetchImpl: FetchLike = fetch,
   ) {}
+
+  /** Whether requests carry a signed-in session's bearer token rather than an API key. */
+  get usesSession(): boolean {
+    return typeof this.credential !== 'string';
+  }
 
   get<T>(path: string, opts: RequestOptions = {}) {
     return this.request<T>('GET', path, opts);
@@ -76,7 +96,6 @@ export class ApiClient {
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const url = buildUrl(this.origin, path, opts.query);
     const headers: Record<string, string> = {
-      [API_KEY_HEADER]: this.apiKey,
       accept: 'application/json',
       'user-agent': USER_AGENT,
     };
@@ -85,13 +104,18 @@ export class ApiClient {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(opts.body);
     }
-    let res: Response;
-    let text: string;
-    try {
-      res = await this.fetchImpl(url, { method, headers, body });
-      text = await res.text();
-    } catch (e) {
-      throw connectionFailed(this.origin, e);
+    const auth = this.credential;
+    if (typeof auth === 'string') headers[API_KEY_HEADER] = auth;
+    else headers.authorization = `Bearer ${await auth.token()}`;
+    let { res, text } = await this.send(url, { method, headers, body });
+    if (res.status === 401 && typeof auth !== 'string') {
+      // The token may have been revoked or rotated elsewhere: refresh once, retry once.
+      headers.authorization = `Bearer ${await auth.refresh()}`;
+      ({ res, text } = await this.send(url, { method, headers, body }));
+      if (res.status === 401)
+        throw new CliError('unauthenticated', 'the server refused the signed-in session even after a refresh: run `svc login` again', ExitCode.unauthenticated, {
+          status: 401,
+        });
     }
     if (!res.ok) throw errorFromResponse(res.status, res.statusText, text, res.headers.get('retry-after'));
     if (text.trim() === '') return undefined as T;
@@ -103,9 +127,19 @@ export class ApiClient {
       });
     }
   }
+
+  private async send(url: string, init: RequestInit): Promise<{ res: Response; text: string }> {
+    try {
+      const res = await this.fetchImpl(url, init);
+      return { res, text: await res.text() };
+    } catch (e) {
+      throw connectionFailed(this.origin, e);
+    }
+  }
 }
 
-function connectionFailed(origin: string, e: unknown): CliError {
+/** A request that never got an answer (refused, reset, DNS). */
+export function connectionFailed(origin: string, e: unknown): CliError {
   const err = e as Error & { cause?: { code?: string; message?: string } };
   const why = err?.cause?.code ?? err?.cause?.message ?? err?.message ?? String(e);
   return new CliError('connection_failed', `cannot reach ${origin}: ${why}`, ExitCode.general);

@@ -1,12 +1,25 @@
-/** `svc config set|unset|get|profiles|path` (our addition): edits the profiles file. */
+/**
+ * `svc config set|unset|get|profiles|path` (our addition): edits the profiles file. The signed-in
+ * `session` of `svc login` is not a setting: only login, logout and refreshing write it, and `get`
+ * shows it with its tokens masked.
+ */
 import { Argument, type Command } from 'commander';
-import { maskSecret, normalizeOrigin, PROFILE_KEYS, updateProfile, type Profile, type ProfileKey } from '../config.js';
+import { maskSecret, normalizeOrigin, PROFILE_KEYS, updateProfile, type Profile, type ProfileKey, type StoredSession } from '../config.js';
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
 import { renderTable } from '../output.js';
 
 const display = (key: ProfileKey, value: string | undefined): string | null =>
   value === undefined ? null : key === 'api_key' ? maskSecret(value) : value;
+
+/** The stored session for display: never a token in full. */
+const sessionView = (s: StoredSession) => ({
+  api_url: s.api_url,
+  expires_at: s.expires_at,
+  scope: s.scope,
+  access_token: maskSecret(s.access_token),
+  refresh_token: s.refresh_token ? maskSecret(s.refresh_token) : null,
+});
 
 const keyArgument = () => new Argument('<key>', 'setting name').choices(PROFILE_KEYS);
 
@@ -38,7 +51,7 @@ export function registerConfig(program: Command, ctx: Context): void {
 
   config
     .command('get')
-    .description('show the settings stored in the active profile (api_key is masked)')
+    .description('show the settings stored in the active profile (api_key and the session tokens are masked)')
     .addArgument(keyArgument().argOptional())
     .action((key: ProfileKey | undefined) => {
       const { name, values } = ctx.profile();
@@ -48,11 +61,12 @@ export function registerConfig(program: Command, ctx: Context): void {
         ctx.print({ profile, key, value }, () => renderTable(['KEY', 'VALUE'], [[key, value]], { color: ctx.color }));
         return;
       }
-      const settings: Profile = {};
+      const settings: Omit<Profile, 'session'> = {};
       for (const k of PROFILE_KEYS) if (values[k] !== undefined) settings[k] = display(k, values[k])!;
-      ctx.print({ profile, settings }, () =>
-        renderTable(['KEY', 'VALUE'], PROFILE_KEYS.map((k) => [k, settings[k]]), { color: ctx.color }),
-      );
+      const session = values.session && sessionView(values.session);
+      const rows: [string, string | undefined][] = PROFILE_KEYS.map((k) => [k, settings[k]]);
+      if (session) rows.push(['session', `signed in to ${session.api_url} (access token ${session.access_token}, expires ${session.expires_at})`]);
+      ctx.print({ profile, settings: session ? { ...settings, session } : settings }, () => renderTable(['KEY', 'VALUE'], rows, { color: ctx.color }));
     });
 
   config

@@ -119,7 +119,16 @@ export function tempConfigHome(): { dir: string; env: Record<string, string>; cl
 /** Runs the CLI in-process with fake streams. */
 export async function runInProcess(
   args: string[],
-  opts: { env?: Record<string, string | undefined>; stdoutTTY?: boolean; stderrTTY?: boolean; now?: Date } = {},
+  opts: {
+    env?: Record<string, string | undefined>;
+    stdoutTTY?: boolean;
+    stderrTTY?: boolean;
+    now?: Date;
+    /** Replaces waiting (device-flow polling, lock retries). */
+    sleep?: (ms: number) => Promise<void>;
+    /** Replaces the browser opener (never start a real one in tests). */
+    openUrl?: (url: string) => Promise<boolean>;
+  } = {},
 ): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
@@ -128,6 +137,8 @@ export async function runInProcess(
     stdout: { write: (s: string) => (stdout += s), isTTY: opts.stdoutTTY ?? false },
     stderr: { write: (s: string) => (stderr += s), isTTY: opts.stderrTTY ?? false },
     now: opts.now ? () => opts.now! : undefined,
+    sleep: opts.sleep,
+    openUrl: opts.openUrl,
   });
   return { code, stdout, stderr };
 }
