@@ -3,7 +3,6 @@ import { Command, CommanderError, Option } from 'commander';
 import { registerAgent } from './commands/agent.js';
 import { registerConfig } from './commands/config.js';
 import { registerLogin } from './commands/login.js';
-import { registerLlm } from './commands/llm.js';
 import { registerMembers } from './commands/members.js';
 import { registerMetrics } from './commands/metrics.js';
 import { registerProjects } from './commands/projects.js';
@@ -54,7 +53,6 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
   registerProjects(program, ctx);
   registerMetrics(program, ctx);
   registerMembers(program, ctx);
-  registerLlm(program, ctx);
   registerConfig(program, ctx);
   registerAgent(program, ctx);
   registerLogin(program, ctx);
