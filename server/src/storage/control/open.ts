@@ -22,7 +22,9 @@ export async function openControlStore(opts: ControlStoreOptions): Promise<{ db:
   if (opts.databaseUrl) {
     const pool = await openPostgresPool(opts.databaseUrl, opts.pgSchema);
     const db = new Kysely<ControlDatabase>({ dialect: new PostgresDialect({ pool }) });
-    await migrateToLatest(db);
+    const { rows } = await pool.query<{ schema: string | null }>('SELECT current_schema() AS schema');
+    if (!rows[0]?.schema) throw new Error('PostgreSQL has no current schema: set search_path in DATABASE_URL (options=-c search_path=...)');
+    await migrateToLatest(db, rows[0].schema);
     return { db, dialect: 'postgres' };
   }
   let file = opts.sqlitePath;

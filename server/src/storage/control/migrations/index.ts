@@ -204,8 +204,13 @@ const migrations: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+/**
+ * `schema` (PostgreSQL): the schema the tables live in. Kysely's migrator looks for its own
+ * bookkeeping tables across every schema unless told which one, so a second store in the same
+ * database (a test's schema, another tenant) would make it skip creating them here.
+ */
+export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<void> {
+  const { error, results } = await new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) }).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) throw new Error(`control store migration failed: ${failed?.migrationName ?? ''} ${String(error)}`);
 }
