@@ -1,5 +1,6 @@
 /**
- * npm run bench: OTLP protobuf ingest throughput and aggregate query latency, printed as small tables.
+ * npm run bench: OTLP protobuf ingest throughput (metrics points/s, and spans/s in bench/spans.ts) and
+ * aggregate query latency, printed as small tables. `--only=ingest|query|spans` runs one section.
  * Runs the real app (file-backed SQLite + DuckDB in a temp dir) on a loopback port; the client is
  * in the same process, so the ingest figure includes the client's share of the 2 cores.
  */
@@ -12,6 +13,7 @@ import { loadConfig } from '../server/src/config.js';
 import { buildContext } from '../server/src/context.js';
 import { bootstrap } from '../server/src/domains/organizations/bootstrap.js';
 import { openStores } from '../server/src/stores.js';
+import { benchSpans } from './spans.js';
 
 const require = createRequire(import.meta.url);
 const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.js');
@@ -19,7 +21,8 @@ const ExportReq = root.opentelemetry.proto.collector.metrics.v1.ExportMetricsSer
 
 const SERIES = 1000;
 const quick = process.argv.includes('--quick');
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7); // ingest | query
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7); // ingest | query | spans
+const wants = (section: 'ingest' | 'query' | 'spans') => only === undefined || only === section;
 
 function otlpBody(points: number, seq: number): Uint8Array {
   const perSeries = Math.max(1, Math.floor(points / SERIES));
@@ -83,14 +86,14 @@ async function main() {
 
   // Ingest throughput (after a warm-up: new series and the JIT are not what is measured).
   const ingestRows: (string | number)[][] = [];
-  const runs: [number, number][] = [
+  const ingestRuns: [number, number][] = [
     [1_000, 1],
     [1_000, 4],
     [1_000, 16],
     [10_000, 1],
     [10_000, 4],
   ];
-  for (const [batch, inFlight] of only === 'query' ? [] : runs) {
+  for (const [batch, inFlight] of wants('ingest') ? ingestRuns : []) {
     const requests = quick ? 20 : batch === 1_000 ? 400 : 60;
     const bodies = Array.from({ length: requests }, (_, i) => otlpBody(batch, i));
     for (let i = 0; i < 10; i++) await post(otlpBody(batch, 1_000 + i));
@@ -116,7 +119,7 @@ async function main() {
 
   // Aggregate latency over 1M and 10M points loaded straight into DuckDB.
   const queryRows: (string | number)[][] = [];
-  const sizes = only === 'ingest' ? [] : quick ? [1_000_000] : [1_000_000, 10_000_000];
+  const sizes = !wants('query') ? [] : quick ? [1_000_000] : [1_000_000, 10_000_000];
   for (const total of sizes) {
     const projectId = (await ctx.projects.create((await ctx.apiKeys.authenticate(key))!, { name: `bench-${total}` })).id;
     const perSeries = total / SERIES;
@@ -150,6 +153,8 @@ async function main() {
     }
   }
   if (queryRows.length) table('POST /metrics/aggregate (1,000 series)', ['points', 'query', 'runs', 'p50 ms', 'p99 ms'], queryRows);
+
+  if (wants('spans')) await benchSpans(address, key, init.projectId, quick, table);
 
   await app.close();
   await telemetry.close();

@@ -1,8 +1,11 @@
 /** Builds the `svc` program and runs one invocation; returns the exit code (never exits the process). */
 import { Command, CommanderError, Option } from 'commander';
 import { registerAgent } from './commands/agent.js';
+import { registerAgentRuns } from './commands/agent-runs.js';
 import { registerConfig } from './commands/config.js';
 import { registerLogin } from './commands/login.js';
+import { registerLlm } from './commands/llm.js';
+import { registerLogs } from './commands/logs.js';
 import { registerMembers } from './commands/members.js';
 import { registerMetrics } from './commands/metrics.js';
 import { registerProjects } from './commands/projects.js';
@@ -53,6 +56,9 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
   registerProjects(program, ctx);
   registerMetrics(program, ctx);
   registerMembers(program, ctx);
+  registerLlm(program, ctx);
+  registerAgentRuns(program, ctx);
+  registerLogs(program, ctx);
   registerConfig(program, ctx);
   registerAgent(program, ctx);
   registerLogin(program, ctx);

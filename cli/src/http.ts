@@ -8,7 +8,8 @@ import { CliError, ExitCode, exitCodeForStatus } from './errors.js';
 export const API_KEY_HEADER = 'X-Svc-API-Key';
 export const USER_AGENT = 'svc-cli/0.1.0';
 
-export type Query = Record<string, string | number | undefined>;
+/** Query values; an array is sent as the key repeated once per element, in order. */
+export type Query = Record<string, string | number | readonly (string | number)[] | undefined>;
 
 export interface RequestOptions {
   query?: Query;
@@ -38,10 +39,14 @@ export function parseRetryAfter(header: string | null, now: Date = new Date()): 
   return Math.max(0, Math.ceil((at - now.getTime()) / 1000));
 }
 
-/** Builds `<origin>/api/v1<path>?<query>`, leaving out undefined query values. */
+/** Builds `<origin>/api/v1<path>?<query>`, leaving out undefined query values; arrays repeat the key. */
 export function buildUrl(origin: string, path: string, query: Query = {}): string {
   const url = new URL(`${origin}/api/v1${path}`);
-  for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.append(k, String(v));
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined) continue;
+    if (Array.isArray(v)) for (const item of v) url.searchParams.append(k, String(item));
+    else url.searchParams.append(k, String(v));
+  }
   return url.toString();
 }
 
@@ -125,6 +130,54 @@ export class ApiClient {
       throw new CliError('invalid_response', `the server returned invalid JSON for ${method} ${new URL(url).pathname}`, ExitCode.general, {
         status: res.status,
       });
+    }
+  }
+
+  /**
+   * Opens a streaming GET (Server-Sent Events) with the same credential handling as `request` (a
+   * signed-in session is refreshed before it expires and once more after a 401). Resolves with the
+   * 2xx Response, its body unread; a non-2xx answer becomes the usual CliError (with `Retry-After`).
+   */
+  async stream(path: string, opts: { query?: Query; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
+    const url = buildUrl(this.origin, path, opts.query);
+    const headers: Record<string, string> = {
+      accept: 'text/event-stream',
+      'cache-control': 'no-cache',
+      'user-agent': USER_AGENT,
+      ...(opts.headers ?? {}),
+    };
+    const auth = this.credential;
+    if (typeof auth === 'string') headers[API_KEY_HEADER] = auth;
+    else headers.authorization = `Bearer ${await auth.token()}`;
+    let res = await this.open(url, { method: 'GET', headers, signal: opts.signal });
+    if (res.status === 401 && typeof auth !== 'string') {
+      await res.body?.cancel().catch(() => {});
+      headers.authorization = `Bearer ${await auth.refresh()}`;
+      res = await this.open(url, { method: 'GET', headers, signal: opts.signal });
+      if (res.status === 401) {
+        await res.body?.cancel().catch(() => {});
+        throw new CliError('unauthenticated', 'the server refused the signed-in session even after a refresh: run `svc login` again', ExitCode.unauthenticated, {
+          status: 401,
+        });
+      }
+    }
+    if (!res.ok) {
+      let text = '';
+      try {
+        text = await res.text();
+      } catch {
+        /* the body could not be read: keep the generic message */
+      }
+      throw errorFromResponse(res.status, res.statusText, text, res.headers.get('retry-after'));
+    }
+    return res;
+  }
+
+  private async open(url: string, init: RequestInit): Promise<Response> {
+    try {
+      return await this.fetchImpl(url, init);
+    } catch (e) {
+      throw connectionFailed(this.origin, e);
     }
   }
 

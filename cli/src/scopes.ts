@@ -5,6 +5,10 @@
 export const ALL_SCOPES = [
   'metrics:read',
   'metrics:delete',
+  'traces:read',
+  'traces:delete',
+  'logs:read',
+  'logs:delete',
   'ingest:write',
   'analytics:write',
   'agents:read',
@@ -28,6 +32,8 @@ export const ALL_SCOPES = [
   'scores:write',
   'projects:read',
   'projects:write',
+  'llm:read',
+  'llm:write',
 ] as const;
 
 export type Scope = (typeof ALL_SCOPES)[number];

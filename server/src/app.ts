@@ -20,10 +20,14 @@ import { peopleRoutes } from './domains/people/routes.js';
 import { projectRoutes } from './domains/projects/routes.js';
 import { sessionRoutes } from './domains/sessions/routes.js';
 import { metricsRoutes } from './domains/metrics/routes.js';
+import { logsRoutes } from './domains/logs/routes.js';
+import { tracesRoutes } from './domains/traces/routes.js';
 import { forecastRoutes } from './domains/metrics/forecast-routes.js';
 import { otlpRoutes } from './ingest/otlp/routes.js';
 import { oauthRoutes } from './domains/oauth/routes.js';
 import { consentRoutes } from './domains/oauth/consent-routes.js';
+import { agentRunRoutes } from './domains/agent-runs/routes.js';
+import { llmRoutes } from './domains/llm/routes.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -98,6 +102,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       );
       projectRoutes(api, ctx);
       metricsRoutes(api, ctx);
+      tracesRoutes(api, ctx);
+      logsRoutes(api, ctx);
       apiKeyRoutes(api, ctx);
       auditRoutes(api, ctx);
       peopleRoutes(api, ctx);
@@ -106,6 +112,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       forecastRoutes(api, ctx);
       consentRoutes(api, ctx);
       agentConnectionRoutes(api, ctx);
+      agentRunRoutes(api, ctx);
+      llmRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

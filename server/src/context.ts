@@ -5,7 +5,15 @@ import { AgentConnectionService } from './domains/agent-connections/service.js';
 import { ApiKeyService } from './domains/api-keys/service.js';
 import { AuditService } from './domains/audit/service.js';
 import { IdempotencyService } from './domains/idempotency/service.js';
+import { LlmPricingService } from './domains/llm/service.js';
 import { MetricsService } from './domains/metrics/service.js';
+import { LogsService } from './domains/logs/service.js';
+import { LogTailService } from './domains/logs/tail.js';
+import { TracesService } from './domains/traces/service.js';
+import { CredentialRechecker } from './http/recheck.js';
+import { DuckDbLogsQuery } from './storage/telemetry/duckdb/logs-query.js';
+import { DuckDbTracesQuery } from './storage/telemetry/duckdb/traces-query.js';
+import { AgentRunsService } from './domains/agent-runs/service.js';
 import { ConsentService } from './domains/oauth/consent-service.js';
 import { OAuthServer } from './domains/oauth/server.js';
 import { InvitationService } from './domains/people/invitations-service.js';
@@ -15,7 +23,10 @@ import { SessionService } from './domains/sessions/service.js';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './lib/clock.js';
 import type { ControlStore } from './storage/control/stores.js';
 import { DuckDbMetricsQuery } from './storage/telemetry/duckdb/metrics-query.js';
+import { DuckDbAgentRunsQuery } from './storage/telemetry/duckdb/agent-runs-query.js';
 import { MetricsWriter } from './storage/telemetry/duckdb/metrics-writer.js';
+import { LogsWriter } from './storage/telemetry/duckdb/logs-writer.js';
+import { SpansWriter } from './storage/telemetry/duckdb/spans-writer.js';
 import type { TelemetryDb } from './storage/telemetry/duckdb/open.js';
 import { deleteProjectTelemetry } from './storage/telemetry/duckdb/project-data.js';
 
@@ -29,6 +40,14 @@ export interface AppContext {
   apiKeys: ApiKeyService;
   projects: ProjectService;
   metrics: MetricsService;
+  /** `/services` and `/traces` reads, trace delete (issue 4). */
+  traces: TracesService;
+  /** `/logs` reads, aggregate, fields, patterns, context, delete (issue 4). */
+  logs: LogsService;
+  /** The live log tail `/stream/logs`; its `settings` hold the poll and re-check intervals. */
+  logTail: LogTailService;
+  /** Agent runs, graph, sessions, turns, events, identities (issue 4). */
+  agentRuns: AgentRunsService;
   members: MemberService;
   invitations: InvitationService;
   sessions: SessionService;
@@ -39,8 +58,13 @@ export interface AppContext {
   agentBudgets: AgentBudgetService;
   /** Replays of writes sent with an Idempotency-Key. */
   idempotency: IdempotencyService;
+  /** The LLM model price table (`/llm/pricing`); also the `ModelPricing` port of the agent-run cost calculation. */
+  llmPricing: LlmPricingService;
   /** Group-commit writer of ingested metric rows (OTLP); stop() it before closing the telemetry store. */
   metricsWriter: MetricsWriter;
+  /** Group-commit writers of ingested spans (with agent sightings) and log records (OTLP), each on its own connection; stop() them before closing the telemetry store. */
+  spansWriter: SpansWriter;
+  logsWriter: LogsWriter;
 }
 
 export function buildContext(opts: {
@@ -70,6 +94,10 @@ export function buildContext(opts: {
   members.onRemoved(async (tx, orgId, userId, at) => ({ api_keys_revoked: await apiKeys.revokeForMember(tx, orgId, userId, at) }));
   // Approvals limited to a deleted project end with it (approvals for the whole organization stay).
   projects.onDelete(async (p) => void (await agentConnections.revokeForProject(p.id, p.orgId)));
+  const llmPricing = new LlmPricingService(opts.control, clock);
+  // A deleted project's model prices go with it.
+  projects.onDelete(async (p) => llmPricing.forgetProject(p.id));
+  const logsQuery = new DuckDbLogsQuery(opts.telemetry);
   return {
     config: opts.config,
     clock,
@@ -80,7 +108,14 @@ export function buildContext(opts: {
     apiKeys,
     projects,
     metrics: new MetricsService(new DuckDbMetricsQuery(opts.telemetry), clock),
+    traces: new TracesService(new DuckDbTracesQuery(opts.telemetry), clock),
+    logs: new LogsService(logsQuery, clock),
+    logTail: new LogTailService(logsQuery, new CredentialRechecker(apiKeys, sessions, members, opts.control, clock, agentConnections)),
+    // Run costs read the project's price table when the run is read.
+    agentRuns: new AgentRunsService(new DuckDbAgentRunsQuery(opts.telemetry), llmPricing),
     metricsWriter,
+    spansWriter: new SpansWriter(opts.telemetry),
+    logsWriter: new LogsWriter(opts.telemetry),
     members,
     invitations: new InvitationService(opts.control, members, audit, clock, ids),
     sessions,
@@ -89,5 +124,6 @@ export function buildContext(opts: {
     agentConnections,
     agentBudgets: new AgentBudgetService(opts.control, agentConnections, members, audit, clock),
     idempotency: new IdempotencyService(opts.control.idempotency, clock),
+    llmPricing,
   };
 }

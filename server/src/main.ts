@@ -30,6 +30,8 @@ async function main() {
     try {
       await app.close(); // stops accepting, waits for in-flight requests, runs onClose hooks (flushes)
       await ctx.metricsWriter.stop(); // commits what is queued before the store closes
+      await ctx.spansWriter.stop();
+      await ctx.logsWriter.stop();
       await telemetry.close();
       await control.close();
       process.exit(0);

@@ -28,6 +28,27 @@ export interface FakeResponse {
   headers?: Record<string, string>;
   /** Never answer (to test interruption). */
   hang?: boolean;
+  /** Send the headers and the body, then keep the connection open (a live stream). */
+  keepOpen?: boolean;
+}
+
+/** One Server-Sent Events item for `sseResponse`: an event (data given as JSON unless a string), or a comment. */
+export type SseItem = { event?: string; id?: string; data: unknown } | { comment: string };
+
+/** The wire text of Server-Sent Events. */
+export function sseText(items: SseItem[]): string {
+  return items
+    .map((it) => {
+      if ('comment' in it) return `: ${it.comment}\n\n`;
+      const data = typeof it.data === 'string' ? it.data : JSON.stringify(it.data);
+      return `${it.id !== undefined ? `id: ${it.id}\n` : ''}${it.event !== undefined ? `event: ${it.event}\n` : ''}data: ${data}\n\n`;
+    })
+    .join('');
+}
+
+/** A `text/event-stream` answer carrying `items`; it ends after them unless `keepOpen`. */
+export function sseResponse(items: SseItem[], opts: { keepOpen?: boolean } = {}): FakeResponse {
+  return { raw: sseText(items), headers: { 'content-type': 'text/event-stream; charset=utf-8' }, keepOpen: opts.keepOpen };
 }
 
 export type Route = FakeResponse | ((req: RecordedRequest) => FakeResponse);
@@ -74,7 +95,8 @@ export async function startFakeApi(): Promise<FakeApi> {
       const status = out.status ?? 200;
       const text = out.raw ?? (out.body === undefined ? '' : JSON.stringify(out.body));
       res.writeHead(status, { 'content-type': 'application/json', connection: 'close', ...(out.headers ?? {}) });
-      res.end(text);
+      if (out.keepOpen) res.write(text);
+      else res.end(text);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

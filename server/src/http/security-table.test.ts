@@ -103,6 +103,23 @@ describe('security table', () => {
       { method: 'DELETE', url: `/api/v1/metrics/cpu?project_id=${fixture.projectId}` },
       { method: 'POST', url: `/api/v1/metrics/aggregate?project_id=${fixture.projectId}`, payload: { metric_name: 'cpu' } },
       { method: 'POST', url: '/api/v1/metrics/forecast', payload: { metric_name: 'cpu', project_id: fixture.projectId } },
+      { method: 'GET', url: `/api/v1/services?project_id=${fixture.projectId}` },
+      { method: 'GET', url: `/api/v1/traces?project_id=${fixture.projectId}` },
+      { method: 'GET', url: `/api/v1/traces/${'a'.repeat(32)}?project_id=${fixture.projectId}` },
+      { method: 'DELETE', url: `/api/v1/traces/${'a'.repeat(32)}?project_id=${fixture.projectId}` },
+      { method: 'GET', url: `/api/v1/logs?project_id=${fixture.projectId}` },
+      { method: 'POST', url: `/api/v1/logs/aggregate?project_id=${fixture.projectId}`, payload: {} },
+      { method: 'GET', url: `/api/v1/logs/x/context?project_id=${fixture.projectId}` },
+      { method: 'DELETE', url: `/api/v1/logs?log_id=x&project_id=${fixture.projectId}` },
+      { method: 'GET', url: `/api/v1/stream/logs?project_id=${fixture.projectId}` },
+      { method: 'GET', url: `/api/v1/agent-runs?project_id=${fixture.projectId}` },
+      { method: 'GET', url: `/api/v1/agent-runs/${'0'.repeat(31)}1/graph?project_id=${fixture.projectId}` },
+      { method: 'GET', url: `/api/v1/agent-sessions?project_id=${fixture.projectId}` },
+      { method: 'GET', url: `/api/v1/agent-events?session_key=s&project_id=${fixture.projectId}` },
+      { method: 'GET', url: `/api/v1/agent-identities?project_id=${fixture.projectId}` },
+      { method: 'GET', url: `/api/v1/llm/pricing?project_id=${fixture.projectId}` },
+      { method: 'PUT', url: `/api/v1/llm/pricing?project_id=${fixture.projectId}`, payload: { model: 'm', input_usd_per_million_tokens: 1, output_usd_per_million_tokens: 1 } },
+      { method: 'DELETE', url: `/api/v1/llm/pricing?project_id=${fixture.projectId}&model=m` },
     ];
     for (const c of cases) {
       const res = await t.call({ method: c.method as never, url: c.url, payload: c.payload, key: other.ownerKey });

@@ -2,6 +2,11 @@
 export const ALL_SCOPES = [
   'metrics:read',
   'metrics:delete',
+  // Not named by the spec (it leaves the scopes of traces and logs open): our own (documented in the README).
+  'traces:read',
+  'traces:delete',
+  'logs:read',
+  'logs:delete',
   'ingest:write',
   'analytics:write',
   'agents:read',
@@ -26,6 +31,9 @@ export const ALL_SCOPES = [
   // Not named by the spec; our own for project administration (documented in the README).
   'projects:read',
   'projects:write',
+  // Not named by the spec either: the LLM model price table under /llm (documented in the README).
+  'llm:read',
+  'llm:write',
 ] as const;
 
 export type Scope = (typeof ALL_SCOPES)[number];

@@ -14,8 +14,9 @@ describe('roles', () => {
   it('members hold exactly the documented scopes', () => {
     expect([...ROLE_SCOPES.member].sort()).toEqual(
       [
-        'metrics:read', 'ingest:write', 'analytics:write', 'agents:read', 'governance:read', 'evals:read', 'scores:read', 'scores:write',
+        'metrics:read', 'traces:read', 'logs:read', 'ingest:write', 'analytics:write', 'agents:read', 'governance:read', 'evals:read', 'scores:read', 'scores:write',
         'quarantine:request', 'activity:read', 'oauth:connections', 'docs:read', 'projects:read', 'alerts:acknowledge', 'errors:write',
+        'llm:read',
       ].sort(),
     );
   });

@@ -6,10 +6,10 @@
  * |--------|--------|
  * | owner  | every scope (ALL_SCOPES in domains/api-keys/scopes.ts) |
  * | admin  | every scope, like an owner; but an admin cannot invite an owner, make someone an owner, or change or remove an owner |
- * | member | metrics:read, ingest:write, analytics:write, agents:read, governance:read, evals:read, scores:read, scores:write, quarantine:request, activity:read, oauth:connections, docs:read, projects:read, alerts:acknowledge, errors:write |
+ * | member | metrics:read, traces:read, logs:read, ingest:write, analytics:write, agents:read, governance:read, evals:read, scores:read, scores:write, quarantine:request, activity:read, oauth:connections, docs:read, projects:read, alerts:acknowledge, errors:write, llm:read |
  *
  * Members therefore lack, among others, `audit:read`, `members:write`, `api_key:write`,
- * `metrics:delete` and every approve/write scope of governance and agents. An organization
+ * `metrics:delete`, `traces:delete`, `logs:delete` and every approve/write scope of governance and agents. An organization
  * always keeps at least one owner.
  *
  * The scopes are read from this table on every request of a browser session, so a role change
@@ -22,6 +22,8 @@ export type Role = (typeof ROLES)[number];
 
 const MEMBER_SCOPES = [
   'metrics:read',
+  'traces:read',
+  'logs:read',
   'ingest:write',
   'analytics:write',
   'agents:read',
@@ -36,6 +38,7 @@ const MEMBER_SCOPES = [
   'projects:read',
   'alerts:acknowledge',
   'errors:write',
+  'llm:read',
 ] as const satisfies readonly (typeof ALL_SCOPES)[number][];
 
 export const ROLE_SCOPES: Readonly<Record<Role, readonly string[]>> = {

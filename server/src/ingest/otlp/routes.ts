@@ -1,12 +1,13 @@
 /**
- * OTLP/HTTP metrics: `POST {ingest_url}/v1/metrics` (spec 1, "Addresses"), scope `ingest:write`.
+ * OTLP/HTTP ingestion: `POST {ingest_url}/v1/metrics` (spec 1, "Addresses"), `/v1/traces` and `/v1/logs`,
+ * all with scope `ingest:write` and the same rules.
  *
  * Bodies: `application/x-protobuf` (also `application/protobuf`) or `application/json`, optionally
  * `Content-Encoding: gzip`. The limit (SVC_OTLP_BODY_LIMIT_BYTES, default 16 MiB) applies to the body
  * as received and again to the decompressed bytes, which are counted while inflating and abandoned as
  * soon as they pass it (413 `payload_too_large`). Any other content type or encoding is 415.
  *
- * The success response (200, ExportMetricsServiceResponse) uses the request's content type. Errors do
+ * The success response (200, Export*ServiceResponse) uses the request's content type. Errors do
  * not: OTLP/HTTP says an error body should be a google.rpc.Status in the request's content type, but the
  * spec's rule that every non-2xx body is `{error, message}` JSON wins, here as on every other route.
  * OTLP clients only read the status code of a failed export (and Retry-After on 503), so nothing is lost.
@@ -21,8 +22,13 @@ import { ApiError, invalidRequest } from '../../http/errors.js';
 import { resolveProject } from '../../http/project-scope.js';
 import { ProjectSelectorQuery, errors } from '../../http/schemas.js';
 import { decodeJsonRequest, decodeProtobufRequest } from './decode.js';
+import { decodeLogsJson, decodeLogsProtobuf } from './logs-decode.js';
+import { ingestLogs } from './logs-ingest.js';
 import { ingestMetrics } from './metrics-ingest.js';
-import { encodeExportResponse, type OtlpFormat } from './response.js';
+import { REJECTED_FIELD, encodeExportResponse, encodeSignalResponse, type OtlpFormat, type OtlpSignal } from './response.js';
+import { credentialOf, type SignalOutcome } from './signal-ingest.js';
+import { decodeTracesJson, decodeTracesProtobuf } from './traces-decode.js';
+import { ingestTraces } from './traces-ingest.js';
 
 const gunzipAsync = promisify(gunzip) as (buf: Buffer, opts: { maxOutputLength: number }) => Promise<Buffer>;
 
@@ -57,26 +63,108 @@ async function decodedBody(req: FastifyRequest, raw: Buffer, limit: number): Pro
   }
 }
 
-export const ExportMetricsJsonResponse = Type.Object(
-  {
-    partialSuccess: Type.Optional(
-      Type.Object({
-        rejectedDataPoints: Type.String({ description: 'int64 in proto3 JSON form' }),
-        errorMessage: Type.String(),
-      }),
-    ),
-  },
-  { description: 'ExportMetricsServiceResponse (OTLP JSON); partialSuccess only when data points were rejected' },
+/** Export*ServiceResponse (OTLP JSON) of a signal; partialSuccess only when something was rejected (or a warning). */
+function exportJsonResponse(signal: OtlpSignal, message: string, countDescription: string) {
+  return Type.Object(
+    {
+      partialSuccess: Type.Optional(
+        Type.Object({
+          [REJECTED_FIELD[signal]]: Type.String({ description: `${countDescription} (int64 in proto3 JSON form)` }),
+          errorMessage: Type.String(),
+        }),
+      ),
+    },
+    { description: message },
+  );
+}
+
+export const ExportMetricsJsonResponse = exportJsonResponse(
+  'metrics',
+  'ExportMetricsServiceResponse (OTLP JSON); partialSuccess only when data points were rejected',
+  'data points rejected',
 );
+export const ExportTraceJsonResponse = exportJsonResponse(
+  'traces',
+  'ExportTraceServiceResponse (OTLP JSON); partialSuccess when spans were rejected, or with 0 rejected as a warning about context events that were not accepted',
+  'spans rejected',
+);
+export const ExportLogsJsonResponse = exportJsonResponse(
+  'logs',
+  'ExportLogsServiceResponse (OTLP JSON); partialSuccess only when log records were rejected',
+  'log records rejected',
+);
+
+interface SignalRoute {
+  path: string;
+  summary: string;
+  description: string;
+  responseName: string;
+  jsonResponse: ReturnType<typeof exportJsonResponse>;
+  /** Decodes, stores and answers what the response reports; throws ApiError (400, 503). */
+  ingest(req: FastifyRequest, body: OtlpBody, projectSelector: string | undefined): Promise<Buffer | string>;
+}
 
 export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
   const limit = ctx.config.otlpBodyLimit;
+  const nowUs = () => ctx.clock.now().getTime() * 1000;
+  const signalResponse = (format: OtlpFormat, signal: OtlpSignal, o: SignalOutcome) => encodeSignalResponse(format, signal, o.rejected, o.errorMessage);
+
+  const routes: SignalRoute[] = [
+    {
+      path: '/v1/metrics',
+      summary: 'OTLP/HTTP metrics export',
+      description:
+        'ExportMetricsServiceRequest as application/x-protobuf or application/json, optionally gzip-encoded. ' +
+        'A 200 means every stored data point is committed. Rejected data points are counted in partialSuccess.',
+      responseName: 'ExportMetricsServiceResponse',
+      jsonResponse: ExportMetricsJsonResponse,
+      async ingest(req, body, selector) {
+        const project = await resolveProject(req.principal, ctx.projects, selector);
+        const request = body.format === 'json' ? decodeJsonRequest(body.bytes) : decodeProtobufRequest(body.bytes);
+        return encodeExportResponse(body.format, await logged(req, project.id, 'metric points', () => ingestMetrics(ctx.metricsWriter, project, request)));
+      },
+    },
+    {
+      path: '/v1/traces',
+      summary: 'OTLP/HTTP traces export',
+      description:
+        'ExportTraceServiceRequest as application/x-protobuf or application/json (trace and span ids as hex), optionally gzip-encoded. ' +
+        'A 200 means every stored span is committed. The agent model (runs, steps, agent events) is derived per span at ingest. ' +
+        "Spans with invalid ids or times are counted in partialSuccess; spans dropped by the project's sampling_rate are not rejected.",
+      responseName: 'ExportTraceServiceResponse',
+      jsonResponse: ExportTraceJsonResponse,
+      async ingest(req, body, selector) {
+        const project = await resolveProject(req.principal, ctx.projects, selector);
+        const input = body.format === 'json' ? decodeTracesJson(body.bytes) : decodeTracesProtobuf(body.bytes);
+        const outcome = await logged(req, project.id, 'spans', () => ingestTraces(ctx.spansWriter, project, credentialOf(req.principal), input, nowUs()));
+        return signalResponse(body.format, 'traces', outcome);
+      },
+    },
+    {
+      path: '/v1/logs',
+      summary: 'OTLP/HTTP logs export',
+      description:
+        'ExportLogsServiceRequest as application/x-protobuf or application/json (trace and span ids as hex), optionally gzip-encoded. ' +
+        "A 200 means every stored log record is committed. Records with a trace id follow their trace's sampling.",
+      responseName: 'ExportLogsServiceResponse',
+      jsonResponse: ExportLogsJsonResponse,
+      async ingest(req, body, selector) {
+        const project = await resolveProject(req.principal, ctx.projects, selector);
+        const input = body.format === 'json' ? decodeLogsJson(body.bytes) : decodeLogsProtobuf(body.bytes);
+        const outcome = await logged(req, project.id, 'log records', () => ingestLogs(ctx.logsWriter, project, input, nowUs(), () => ctx.ids.uuid()));
+        return signalResponse(body.format, 'logs', outcome);
+      },
+    },
+  ];
+
   // An encapsulated context: its content-type parsers (protobuf, and a JSON one that keeps raw bytes)
   // do not touch the /api/v1 routes.
   await root.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    // Commit what is queued before the stores close (main.ts also stops the writer explicitly).
-    scope.addHook('onClose', async () => ctx.metricsWriter.stop());
+    // Commit what is queued before the stores close (main.ts also stops the writers explicitly).
+    scope.addHook('onClose', async () => {
+      await Promise.all([ctx.metricsWriter.stop(), ctx.spansWriter.stop(), ctx.logsWriter.stop()]);
+    });
     const parser = (format: OtlpFormat) => async (req: FastifyRequest, raw: Buffer): Promise<OtlpBody> => {
       const mediaType = format === 'json' ? JSON_TYPE : mediaTypeOf(req);
       return { format, mediaType, bytes: await decodedBody(req, raw, limit) };
@@ -85,45 +173,47 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
     scope.addContentTypeParser(JSON_TYPE, { parseAs: 'buffer', bodyLimit: limit }, parser('json'));
 
     const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-    app.post(
-      '/v1/metrics',
-      {
-        bodyLimit: limit,
-        // Telemetry is data, not a change of configuration: ingestion is not written to the audit trail.
-        config: { scope: 'ingest:write', audit: 'none' },
-        schema: {
-          tags: ['ingest'],
-          summary: 'OTLP/HTTP metrics export',
-          description:
-            'ExportMetricsServiceRequest as application/x-protobuf or application/json, optionally gzip-encoded. ' +
-            'A 200 means every stored data point is committed. Rejected data points are counted in partialSuccess.',
-          querystring: Type.Object(ProjectSelectorQuery, { additionalProperties: false }),
-          response: {
-            200: {
-              description: 'ExportMetricsServiceResponse in the request content type',
-              content: {
-                'application/json': { schema: ExportMetricsJsonResponse },
-                'application/x-protobuf': { schema: { type: 'string', format: 'binary' } },
+    for (const r of routes) {
+      app.post(
+        r.path,
+        {
+          bodyLimit: limit,
+          // Telemetry is data, not a change of configuration: ingestion is not written to the audit trail.
+          config: { scope: 'ingest:write', audit: 'none' },
+          schema: {
+            tags: ['ingest'],
+            summary: r.summary,
+            description: r.description,
+            querystring: Type.Object(ProjectSelectorQuery, { additionalProperties: false }),
+            response: {
+              200: {
+                description: `${r.responseName} in the request content type`,
+                content: {
+                  'application/json': { schema: r.jsonResponse },
+                  'application/x-protobuf': { schema: { type: 'string', format: 'binary' } },
+                },
               },
+              ...errors(400, 401, 403, 404, 413, 415, 503),
             },
-            ...errors(400, 401, 403, 404, 413, 415, 503),
           },
         },
-      },
-      async (req, reply) => {
-        const body = req.body as OtlpBody | undefined;
-        if (!body) throw unsupportedMediaType(`send the request as ${PROTOBUF_TYPES[0]} or ${JSON_TYPE}`);
-        const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
-        const request = body.format === 'json' ? decodeJsonRequest(body.bytes) : decodeProtobufRequest(body.bytes);
-        let outcome;
-        try {
-          outcome = await ingestMetrics(ctx.metricsWriter, project, request);
-        } catch (e) {
-          if (e instanceof ApiError && e.cause) req.log.error({ err: e.cause, project_id: project.id }, 'metric points not committed');
-          throw e;
-        }
-        return reply.code(200).type(body.mediaType).send(encodeExportResponse(body.format, outcome));
-      },
-    );
+        async (req, reply) => {
+          const body = req.body as OtlpBody | undefined;
+          if (!body) throw unsupportedMediaType(`send the request as ${PROTOBUF_TYPES[0]} or ${JSON_TYPE}`);
+          const payload = await r.ingest(req, body, req.query.project_id);
+          return reply.code(200).type(body.mediaType).send(payload);
+        },
+      );
+    }
   });
+}
+
+/** Logs the cause of a 5xx (nothing committed) before it is answered. */
+async function logged<T>(req: FastifyRequest, projectId: string, what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof ApiError && e.cause) req.log.error({ err: e.cause, project_id: projectId }, `${what} not committed`);
+    throw e;
+  }
 }

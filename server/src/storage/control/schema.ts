@@ -162,6 +162,20 @@ export interface IdempotencyRecordsTable {
   expires_at: string;
 }
 
+/** Model prices of a project (added by 0005_llm_pricing); provider '' is the any-provider entry. */
+export interface LlmPricesTable {
+  project_id: string;
+  org_id: string;
+  model: string;
+  provider: string;
+  /** Whole micro-dollars per million tokens. */
+  input_micros_per_mtok: number;
+  output_micros_per_mtok: number;
+  updated_at: string;
+  updated_by_user_id: string | null;
+  updated_by_api_key_id: string | null;
+}
+
 export interface ControlDatabase {
   organizations: OrganizationsTable;
   projects: ProjectsTable;
@@ -178,4 +192,5 @@ export interface ControlDatabase {
   agent_budgets: AgentBudgetsTable;
   agent_usage: AgentUsageTable;
   idempotency_records: IdempotencyRecordsTable;
+  llm_prices: LlmPricesTable;
 }

@@ -2,6 +2,7 @@
 import type { AgentApprovalStore, AgentBudgetStore } from '../../domains/agent-connections/store.js';
 import type { ApiKeyStore } from '../../domains/api-keys/store.js';
 import type { IdempotencyStore } from '../../domains/idempotency/store.js';
+import type { LlmPriceStore } from '../../domains/llm/store.js';
 import type { AuditStore } from '../../domains/audit/store.js';
 import type { OrganizationStore } from '../../domains/organizations/store.js';
 import type { InvitationStore, MembershipStore, UserStore } from '../../domains/people/store.js';
@@ -12,6 +13,7 @@ import { KyselyAgentApprovalStore } from './agent-approvals-store.js';
 import { KyselyAgentBudgetStore } from './agent-budgets-store.js';
 import { KyselyApiKeyStore } from './api-keys-store.js';
 import { KyselyIdempotencyStore } from './idempotency-store.js';
+import { KyselyLlmPriceStore } from './llm-prices-store.js';
 import { KyselyAuditStore } from './audit-store.js';
 import { KyselyOAuthPayloadStore } from './oauth-payloads-store.js';
 import { KyselyInvitationStore } from './invitations-store.js';
@@ -35,6 +37,7 @@ export interface ControlStores {
   agentApprovals: AgentApprovalStore;
   agentBudgets: AgentBudgetStore;
   idempotency: IdempotencyStore;
+  llmPrices: LlmPriceStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -59,6 +62,7 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     agentApprovals: new KyselyAgentApprovalStore(db),
     agentBudgets: new KyselyAgentBudgetStore(db),
     idempotency: new KyselyIdempotencyStore(db),
+    llmPrices: new KyselyLlmPriceStore(db),
   };
 }
 

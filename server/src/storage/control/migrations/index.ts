@@ -200,6 +200,24 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('idempotency_records_expiry').on('idempotency_records').column('expires_at').execute();
     },
   },
+  '0005_llm_pricing': {
+    async up(db: Kysely<any>) {
+      // The model price table of a project; provider '' is the any-provider entry (so it can be in the key).
+      await db.schema
+        .createTable('llm_prices')
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('org_id', 'text', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('provider', 'text', (c) => c.notNull())
+        .addColumn('input_micros_per_mtok', 'bigint', (c) => c.notNull())
+        .addColumn('output_micros_per_mtok', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addColumn('updated_by_user_id', 'text')
+        .addColumn('updated_by_api_key_id', 'text')
+        .addPrimaryKeyConstraint('llm_prices_pk', ['project_id', 'model', 'provider'])
+        .execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

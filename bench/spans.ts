@@ -1,0 +1,182 @@
+/**
+ * The spans section of `npm run bench` (`--only=spans`): OTLP protobuf ExportTraceServiceRequests of
+ * agent runs with realistic gen_ai attributes, posted to /v1/traces with 1, 4 and 16 requests in flight.
+ * Every 2xx is committed (group commit), so spans/s is committed spans per second. The client shares the
+ * process (and the 2 cores) with the server.
+ */
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.js');
+const ExportTraceReq = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+
+type Table = (title: string, header: string[], rows: (string | number)[][]) => void;
+
+const str = (key: string, v: string) => ({ key, value: { stringValue: v } });
+const int = (key: string, v: number) => ({ key, value: { intValue: v } });
+
+const MODELS = ['gpt-4o-mini', 'claude-sonnet-4', 'gemini-2.0-flash'];
+const TOOLS = ['search_docs', 'run_sql', 'send_email', 'fetch_url'];
+
+/**
+ * One agent run of 10 spans: invoke_agent root, 4 chat calls, 3 tool calls (one failed), a retrieval and a
+ * memory upsert; the root carries conversation and turn ids, the first chat a context.assembly event.
+ */
+function run(baseNs: bigint, agent: number): object[] {
+  const traceId = randomBytes(16);
+  const rootId = randomBytes(8);
+  const conv = `conv-${agent}-${randomBytes(4).toString('hex')}`;
+  const t = (ms: number) => (baseNs + BigInt(ms) * 1_000_000n).toString();
+  const spans: object[] = [
+    {
+      traceId,
+      spanId: rootId,
+      name: `invoke_agent support-bot-${agent % 20}`,
+      kind: 1,
+      startTimeUnixNano: t(0),
+      endTimeUnixNano: t(9_000),
+      attributes: [
+        str('gen_ai.operation.name', 'invoke_agent'),
+        str('gen_ai.agent.name', `support-bot-${agent % 20}`),
+        str('gen_ai.agent.id', `agent-${agent % 20}`),
+        str('gen_ai.conversation.id', conv),
+        str('svc.turn.id', `turn-${agent % 7}`),
+        str('svc.agent.run.status', 'completed'),
+        str('gen_ai.provider.name', 'openai'),
+      ],
+    },
+  ];
+  for (let i = 0; i < 9; i++) {
+    const op = i < 4 ? 'chat' : i < 7 ? 'execute_tool' : i === 7 ? 'retrieval' : 'upsert_memory';
+    const attributes =
+      op === 'chat'
+        ? [
+            str('gen_ai.operation.name', 'chat'),
+            str('gen_ai.provider.name', 'openai'),
+            str('gen_ai.request.model', MODELS[i % 3]),
+            str('gen_ai.response.model', `${MODELS[i % 3]}-2025-01-01`),
+            int('gen_ai.usage.input_tokens', 1200 + i * 37),
+            int('gen_ai.usage.output_tokens', 300 + i * 11),
+            str('gen_ai.response.status', 'completed'),
+            str('gen_ai.conversation.id', conv),
+          ]
+        : op === 'execute_tool'
+          ? [
+              str('gen_ai.operation.name', 'execute_tool'),
+              str('gen_ai.tool.name', TOOLS[i % 4]),
+              str('gen_ai.tool.call.id', `call_${randomBytes(6).toString('hex')}`),
+              str('gen_ai.response.status', i === 6 ? 'failed' : 'completed'),
+            ]
+          : op === 'retrieval'
+            ? [str('gen_ai.operation.name', 'retrieval'), str('gen_ai.data_source.id', 'kb-main'), str('gen_ai.response.status', 'completed')]
+            : [
+                str('gen_ai.operation.name', 'upsert_memory'),
+                str('gen_ai.data_source.id', 'mem-store'),
+                str('svc.memory.item.id', `item-${agent}`),
+                str('svc.memory.item.provenance', 'user_message'),
+                str('svc.memory.trust_label', 'MEMORY_TRUST_LABEL_TRUSTED'),
+              ];
+    spans.push({
+      traceId,
+      spanId: randomBytes(8),
+      parentSpanId: rootId,
+      name: op === 'chat' ? `chat ${MODELS[i % 3]}` : op === 'execute_tool' ? `execute_tool ${TOOLS[i % 4]}` : op,
+      kind: op === 'chat' ? 3 : 1,
+      startTimeUnixNano: t(i * 1000),
+      endTimeUnixNano: t(i * 1000 + 900),
+      attributes,
+      events:
+        i === 0
+          ? [
+              {
+                name: 'context.assembly',
+                timeUnixNano: t(1),
+                attributes: [
+                  int('svc.context.assembly.budget_tokens', 8000),
+                  int('svc.context.assembly.assembled_tokens', 6100),
+                  { key: 'svc.context.assembly.source_ids', value: { arrayValue: { values: [{ stringValue: 'doc-1' }, { stringValue: 'doc-2' }] } } },
+                ],
+              },
+            ]
+          : [],
+      status: { code: i === 6 ? 2 : 0 },
+    });
+  }
+  return spans;
+}
+
+function body(spans: number, seq: number): Uint8Array {
+  const baseNs = BigInt(Date.now() - 3_600_000) * 1_000_000n + BigInt(seq) * 1_000_000_000n;
+  const all: object[] = [];
+  for (let a = 0; all.length < spans; a++) all.push(...run(baseNs, seq * 1000 + a));
+  const msg = ExportTraceReq.fromObject({
+    resourceSpans: [
+      {
+        resource: {
+          attributes: [
+            str('service.name', 'support-agents'),
+            str('deployment.environment.name', 'prod'),
+            str('host.name', 'bench-host'),
+            str('telemetry.sdk.language', 'nodejs'),
+            str('telemetry.sdk.version', '2.12.0'),
+          ],
+        },
+        scopeSpans: [{ scope: { name: 'bench-agent', version: '1.0.0' }, spans: all.slice(0, spans) }],
+      },
+    ],
+  });
+  return ExportTraceReq.encode(msg).finish();
+}
+
+function pct(sorted: number[], p: number) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export async function benchSpans(address: string, key: string, projectId: string, quick: boolean, table: Table): Promise<void> {
+  const post = async (b: Uint8Array) => {
+    const res = await fetch(`${address}/v1/traces?project_id=${projectId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf', 'x-svc-api-key': key },
+      body: b as unknown as ArrayBuffer,
+    });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`/v1/traces answered ${res.status}`);
+  };
+  const rows: (string | number)[][] = [];
+  const runs: [number, number][] = [
+    [1_000, 1],
+    [1_000, 4],
+    [1_000, 16],
+    [5_000, 1],
+    [5_000, 4],
+    [5_000, 16],
+  ];
+  for (const [batch, inFlight] of runs) {
+    const requests = quick ? 16 : batch === 1_000 ? 240 : 64;
+    const bodies = Array.from({ length: requests }, (_, i) => body(batch, i));
+    for (let i = 0; i < 10; i++) await post(body(batch, 10_000 + i));
+    const started = performance.now();
+    let next = 0;
+    const latencies: number[] = [];
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (next < bodies.length) {
+          const b = bodies[next++];
+          const t0 = performance.now();
+          await post(b);
+          latencies.push(performance.now() - t0);
+        }
+      }),
+    );
+    const secs = (performance.now() - started) / 1000;
+    latencies.sort((a, b) => a - b);
+    const kb = Math.round(bodies.reduce((a, b) => a + b.length, 0) / bodies.length / 1024);
+    rows.push([batch, `${kb} KiB`, inFlight, requests, Math.round((batch * requests) / secs).toLocaleString('en-US'), pct(latencies, 50).toFixed(1), pct(latencies, 99).toFixed(1)]);
+  }
+  table(
+    'OTLP protobuf /v1/traces ingest (agent runs of 10 spans, gen_ai attributes; after 10 warm-up requests; every 2xx is committed)',
+    ['spans/request', 'body', 'in flight', 'requests', 'spans/s', 'p50 ms', 'p99 ms'],
+    rows,
+  );
+}

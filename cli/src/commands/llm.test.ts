@@ -1,0 +1,109 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startCliTestEnv, stopCliTestEnv, type CliTestEnv } from '../testing/cli-test-env.js';
+import { runInProcess, stderrJson } from '../testing/fake-api.js';
+
+const by = { user_id: null, api_key_id: 'k1' };
+const P1 = { project_id: 'p1', model: 'claude', provider: null, input_usd_per_million_tokens: 3, output_usd_per_million_tokens: 15, updated_at: '2026-01-01T00:00:00Z', updated_by: by };
+const P2 = { ...P1, provider: 'aws.bedrock', input_usd_per_million_tokens: 3.3, output_usd_per_million_tokens: 16.5 };
+
+let t: CliTestEnv;
+beforeEach(async () => {
+  t = await startCliTestEnv();
+});
+afterEach(() => stopCliTestEnv(t));
+
+describe('svc llm pricing list', () => {
+  it('sends project_id, --model, --limit and --cursor, and prints the page as JSON when piped', async () => {
+    t.api.on('GET', '/llm/pricing', { body: { prices: [P1], next_cursor: 'c2' } });
+    const r = await runInProcess(['llm', 'pricing', 'list', '--project', 'p1', '--model', 'claude', '--limit', '1', '--cursor', 'c1'], { env: t.env });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ prices: [P1], next_cursor: 'c2' });
+    expect(t.api.requests[0].query).toEqual({ project_id: ['p1'], model: ['claude'], limit: ['1'], cursor: ['c1'] });
+  });
+
+  it('--all follows next_cursor; the table names the any-provider entry', async () => {
+    t.api.on('GET', '/llm/pricing', (req) =>
+      req.query.cursor?.[0] === 'c2' ? { body: { prices: [P2], next_cursor: null } } : { body: { prices: [P1], next_cursor: 'c2' } },
+    );
+    const all = await runInProcess(['llm', 'pricing', 'list', '--all'], { env: t.env });
+    expect(JSON.parse(all.stdout)).toEqual({ prices: [P1, P2], next_cursor: null });
+    expect(t.api.requests.map((q) => q.search)).toEqual(['', 'cursor=c2']);
+    const table = await runInProcess(['llm', 'pricing', 'list', '--all', '-o', 'table'], { env: t.env });
+    const lines = table.stdout.trim().split('\n');
+    expect(lines[0].split(/\s+/)).toEqual(['MODEL', 'PROVIDER', 'INPUT_USD_PER_MTOK', 'OUTPUT_USD_PER_MTOK', 'UPDATED_AT']);
+    expect(lines[1].split(/\s+/)).toEqual(['claude', '(any)', '3', '15', '2026-01-01T00:00:00Z']);
+    expect(lines[2].split(/\s+/)).toEqual(['claude', 'aws.bedrock', '3.3', '16.5', '2026-01-01T00:00:00Z']);
+  });
+
+  it('a missing scope (403) exits 4 with the server error', async () => {
+    t.api.on('GET', '/llm/pricing', { status: 403, body: { error: 'permission_denied', message: 'this request needs scope llm:read' } });
+    const r = await runInProcess(['llm', 'pricing', 'list'], { env: t.env });
+    expect(r.code).toBe(4);
+    expect(stderrJson(r)).toMatchObject({ error: 'permission_denied', status: 403 });
+  });
+});
+
+describe('svc llm pricing set', () => {
+  it('PUTs {model, input, output} (provider only when given) to the active project', async () => {
+    t.api.on('PUT', '/llm/pricing', (req) => ({ body: { ...P1, ...(req.body as object) } }));
+    const r = await runInProcess(['llm', 'pricing', 'set', 'claude', '--input-price', '3', '--output-price', '15.000001', '--project', 'p1'], { env: t.env });
+    expect(r.code).toBe(0);
+    expect(t.api.requests[0]).toMatchObject({ method: 'PUT', search: 'project_id=p1' });
+    expect(t.api.requests[0].body).toEqual({ model: 'claude', input_usd_per_million_tokens: 3, output_usd_per_million_tokens: 15.000001 });
+    expect(JSON.parse(r.stdout).output_usd_per_million_tokens).toBe(15.000001);
+    await runInProcess(['llm', 'pricing', 'set', 'claude', '--input-price', '3.3', '--output-price', '16.5', '--provider', 'aws.bedrock'], { env: t.env });
+    expect(t.api.requests[1].body).toEqual({ model: 'claude', provider: 'aws.bedrock', input_usd_per_million_tokens: 3.3, output_usd_per_million_tokens: 16.5 });
+    expect(t.api.requests[1].search).toBe('');
+    // The global --output (format) still works next to --output-price.
+    const table = await runInProcess(['llm', 'pricing', 'set', 'claude', '--input-price', '3', '--output-price', '15', '--output', 'table'], { env: t.env });
+    expect(table.stdout.split('\n')[1].split(/\s+/).slice(0, 4)).toEqual(['claude', '(any)', '3', '15']);
+  });
+
+  it('refuses bad prices before sending anything (exit 2)', async () => {
+    for (const bad of ['-1', '1.1234567', '10000.5', 'abc', '', '1e3', 'Infinity']) {
+      const r = await runInProcess(['llm', 'pricing', 'set', 'claude', '--input-price', bad, '--output-price', '1'], { env: t.env });
+      expect(r.code, bad).toBe(2);
+      expect(stderrJson(r)).toMatchObject({ error: 'usage_error' });
+    }
+    expect((await runInProcess(['llm', 'pricing', 'set', 'claude', '--input-price', '1'], { env: t.env })).code).toBe(2);
+    expect((await runInProcess(['llm', 'pricing', 'set', 'claude', '--input-price', '1', '--output-price', '2.0000001'], { env: t.env })).code).toBe(2);
+    expect(t.api.requests).toHaveLength(0);
+  });
+
+  it("the server's 400 keeps its status and exits 1", async () => {
+    t.api.on('PUT', '/llm/pricing', { status: 400, body: { error: 'invalid_request', message: 'project_id is required for organization-level credentials' } });
+    const r = await runInProcess(['llm', 'pricing', 'set', 'claude', '--input-price', '1', '--output-price', '1'], { env: t.env });
+    expect(r.code).toBe(1);
+    expect(stderrJson(r)).toMatchObject({ error: 'invalid_request', status: 400, exit_code: 1 });
+  });
+});
+
+describe('svc llm pricing delete', () => {
+  it('is destructive: it needs --yes, then sends DELETE with model and provider', async () => {
+    t.api.on('DELETE', '/llm/pricing', { status: 204 });
+    const refused = await runInProcess(['llm', 'pricing', 'delete', 'claude'], { env: t.env });
+    expect(refused.code).toBe(2);
+    expect(t.api.requests).toHaveLength(0);
+    const ok = await runInProcess(['llm', 'pricing', 'delete', 'claude', '--provider', 'aws.bedrock', '--yes', '--project', 'p1'], { env: t.env });
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toEqual({ deleted: true, model: 'claude', provider: 'aws.bedrock' });
+    expect(t.api.requests[0]).toMatchObject({ method: 'DELETE', path: '/api/v1/llm/pricing' });
+    expect(t.api.requests[0].query).toEqual({ project_id: ['p1'], model: ['claude'], provider: ['aws.bedrock'] });
+    const any = await runInProcess(['llm', 'pricing', 'delete', 'claude', '--yes'], { env: t.env });
+    expect(JSON.parse(any.stdout)).toEqual({ deleted: true, model: 'claude', provider: null });
+    expect(t.api.requests[1].search).toBe('model=claude');
+  });
+
+  it('an absent price (404) exits 5', async () => {
+    t.api.on('DELETE', '/llm/pricing', { status: 404, body: { error: 'not_found', message: 'model price not found' } });
+    const r = await runInProcess(['llm', 'pricing', 'delete', 'nothing', '--yes'], { env: t.env });
+    expect(r.code).toBe(5);
+    expect(stderrJson(r)).toMatchObject({ error: 'not_found', status: 404 });
+  });
+
+  it('model names are sent exactly, also with spaces and slashes', async () => {
+    t.api.on('DELETE', '/llm/pricing', { status: 204 });
+    await runInProcess(['llm', 'pricing', 'delete', 'models/gemini 1.5+pro', '--yes'], { env: t.env });
+    expect(t.api.requests[0].query.model).toEqual(['models/gemini 1.5+pro']);
+  });
+});

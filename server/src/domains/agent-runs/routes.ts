@@ -1,0 +1,93 @@
+/** The agent reads (spec 1 "AI execution"; spec 2 "Agent events and receipts", "Attribution entry"); rules in service.ts. */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { resolveProject } from '../../http/project-scope.js';
+import { errors } from '../../http/schemas.js';
+import {
+  IdentityParams,
+  Identity,
+  ListEventsQuery,
+  ListEventsResponse,
+  ListIdentitiesQuery,
+  ListIdentitiesResponse,
+  ListRunsQuery,
+  ListRunsResponse,
+  ListSessionsQuery,
+  ListSessionsResponse,
+  ListTurnsQuery,
+  ListTurnsResponse,
+  ProjectQuery,
+  Run,
+  RunGraphResponse,
+  RunParams,
+  Session,
+  SessionParams,
+} from './schemas.js';
+
+const tags = ['agents'];
+const read = { scope: 'agents:read' };
+
+// `ctx.agentRuns` is read per request (tests may swap the service, e.g. for one with fake prices).
+export function agentRunRoutes(base: FastifyInstance, ctx: AppContext) {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>();
+  const project = (req: { principal: Parameters<typeof resolveProject>[0]; query: { project_id?: string } }) =>
+    resolveProject(req.principal, ctx.projects, req.query.project_id);
+
+  app.get(
+    '/agent-runs',
+    { config: read, schema: { tags, querystring: ListRunsQuery, response: { 200: ListRunsResponse, ...errors(400, 401, 403, 404) } } },
+    async (req) => ctx.agentRuns.listRuns((await project(req)).id, req.query),
+  );
+
+  app.get(
+    '/agent-runs/:run_id',
+    { config: read, schema: { tags, params: RunParams, querystring: ProjectQuery, response: { 200: Run, ...errors(400, 401, 403, 404) } } },
+    async (req) => ctx.agentRuns.getRun((await project(req)).id, req.params.run_id),
+  );
+
+  app.get(
+    '/agent-runs/:run_id/graph',
+    {
+      config: read,
+      schema: { tags, params: RunParams, querystring: ProjectQuery, response: { 200: RunGraphResponse, ...errors(400, 401, 403, 404, 429) } },
+    },
+    async (req) => ctx.agentRuns.graph((await project(req)).id, req.params.run_id),
+  );
+
+  app.get(
+    '/agent-sessions',
+    { config: read, schema: { tags, querystring: ListSessionsQuery, response: { 200: ListSessionsResponse, ...errors(400, 401, 403, 404) } } },
+    async (req) => ctx.agentRuns.listSessions((await project(req)).id, req.query),
+  );
+
+  app.get(
+    '/agent-sessions/:session_key',
+    { config: read, schema: { tags, params: SessionParams, querystring: ProjectQuery, response: { 200: Session, ...errors(400, 401, 403, 404) } } },
+    async (req) => ctx.agentRuns.getSession((await project(req)).id, req.params.session_key),
+  );
+
+  app.get(
+    '/agent-turns',
+    { config: read, schema: { tags, querystring: ListTurnsQuery, response: { 200: ListTurnsResponse, ...errors(400, 401, 403, 404) } } },
+    async (req) => ctx.agentRuns.listTurns((await project(req)).id, req.query),
+  );
+
+  app.get(
+    '/agent-events',
+    { config: read, schema: { tags, querystring: ListEventsQuery, response: { 200: ListEventsResponse, ...errors(400, 401, 403, 404) } } },
+    async (req) => ctx.agentRuns.listEvents((await project(req)).id, req.query),
+  );
+
+  app.get(
+    '/agent-identities',
+    { config: read, schema: { tags, querystring: ListIdentitiesQuery, response: { 200: ListIdentitiesResponse, ...errors(400, 401, 403, 404) } } },
+    async (req) => ctx.agentRuns.listIdentities((await project(req)).id, req.query),
+  );
+
+  app.get(
+    '/agent-identities/:observation_key',
+    { config: read, schema: { tags, params: IdentityParams, querystring: ProjectQuery, response: { 200: Identity, ...errors(400, 401, 403, 404) } } },
+    async (req) => ctx.agentRuns.getIdentity((await project(req)).id, req.params.observation_key),
+  );
+}

@@ -1,0 +1,333 @@
+/**
+ * The agent reads (issue 4): runs, the run graph, sessions, turns, agent events and agent identities,
+ * per docs/agent-model.md. No HTTP, no SQL: request-rules.ts checks what is asked, the store port reads,
+ * cost.ts and views.ts shape the answer.
+ *
+ * Decisions the spec leaves open (also in the report to the lead / README):
+ * - Page sizes: runs, sessions, turns default 50, max 200; events default 100, max 500; identities
+ *   default 100, max 200. `limit=0` is refused (400) on all of them.
+ * - Lists are newest first by start time (runs: the root's start; sessions: the first run's start; turns:
+ *   the first run's start; events: the event time), ties by the id descending. Identities are in code
+ *   point order of the observation key.
+ * - A cursor continues only the query it was issued for (project, selectors, filters, time bounds): another
+ *   query with it is 400 (spec 1 "Pagination" rule 5 made checkable).
+ * - `since`/`until` are a closed window on the run start (runs), the session start (sessions) or the event
+ *   time (events); RFC 3339, microsecond precision.
+ * - A malformed run id in the path (not 32 hex characters) is 400; an unknown run, or a run of another
+ *   project, is 404 (the same answer). Upper-case hex is accepted and read as lower case.
+ * - The run's counts (`step_count`, `error_steps`, `tool_calls`, `model_calls`, `safety_error_steps`) and
+ *   the graph's `counts` are over the steps other than the root; `steps[]` lists every span, the root too
+ *   (`run.root_step_id` names it). A run status that is not one of the SDK's wire values is read as absent.
+ * - The graph refuses a run with more than 10,000 steps (spans, root included) with 429 `result_too_large`
+ *   naming the limit; it never truncates.
+ * - Agent events are the events of the steps of runs (spans of traces with an invoke_agent span); their
+ *   `session_key`, `turn_id`, `observation_key` are their run's.
+ * - Event anchors: `run_id` or `session_key` (any window, optional); `observation_key` with both `since`
+ *   and `until` at most 7 days apart; otherwise `since` and `until` at most 24 hours apart.
+ *   `context_source_id` narrows any of these and is refused alone. `CANONICAL_OPERATION_UNKNOWN` is a
+ *   valid `canonical_operation` filter value (steps with no known operation); other unknown values are 400.
+ * - Turns: `GET /agent-turns` needs `session_key`; a session no run carries gives an empty list. Runs
+ *   without a turn id belong to no turn. Each turn lists at most 50 runs, oldest first (`runs_truncated`
+ *   when more), and its run_count and cost cover all of them.
+ * - Session/turn cost: the sum of the runs' model costs (a run with no model call adds nothing), absent
+ *   with `run_cost_unavailable` when a run's model cost is missing or unpriced, or `zero_cost` when it sums to 0.
+ * - Identities (`/agent-identities`, our name for the attribution read of spec 2 "Attribution entry"):
+ *   repeated `observation_key` answers each named key (an unseen one with `credentials: []`) in one page;
+ *   the lookup by path answers 404 for a key never seen.
+ */
+import { invalidRequest, notFound, tooLarge } from '../../http/errors.js';
+import { readLimit } from '../../http/pagination.js';
+import { groupCost, PriceBook, runCosts, stepCost, type Cost, type RunCostReason, type StepCost } from './cost.js';
+import { MEMORY_OPERATIONS, MODEL_OPERATIONS, OP, OUTCOMES, type Outcome } from './model.js';
+import type { ModelPrices } from './pricing-port.js';
+import {
+  cursorNumber,
+  eventSelection,
+  EVENT_LIMIT,
+  fingerprint,
+  IDENTITY_LIMIT,
+  makeCursor,
+  MAX_GRAPH_STEPS,
+  MAX_IDENTITY_KEYS,
+  MAX_TURN_RUNS,
+  readCursor,
+  readWindow,
+  RUN_ID_PATTERN,
+  RUN_LIMIT,
+  runStatusFilter,
+  SESSION_LIMIT,
+  TURN_LIMIT,
+  type EventQueryInput,
+} from './request-rules.js';
+import type { AgentRunsStore, ModelUsageRow, RunRow, SessionRow, StepRow } from './store.js';
+import { eventView, groupTimes, identityView, runView, stepView, type RunView } from './views.js';
+
+export interface PageInput {
+  cursor?: string;
+  limit?: number;
+}
+
+export interface RunListInput extends PageInput {
+  status?: string | string[];
+  session_key?: string;
+  observation_key?: string;
+  since?: string;
+  until?: string;
+}
+
+export interface SessionListInput extends PageInput {
+  since?: string;
+  until?: string;
+}
+
+export interface TurnListInput extends PageInput {
+  session_key: string;
+}
+
+export interface IdentityListInput extends PageInput {
+  observation_key?: string | string[];
+}
+
+export type EventListInput = EventQueryInput & PageInput;
+
+const RUN_ID = new RegExp(RUN_ID_PATTERN);
+const HEX32 = /^[0-9a-f]{32}$/;
+const MODEL_OPS = new Set(MODEL_OPERATIONS);
+const MEMORY_OPS = new Set(MEMORY_OPERATIONS);
+
+/** `limit + 1` rows -> one page and the cursor of its last row when more follow. */
+function pageOf<T>(rows: T[], limit: number, cursorOf: (row: T) => string) {
+  const more = rows.length > limit;
+  const items = more ? rows.slice(0, limit) : rows;
+  return { items, next_cursor: more && items.length > 0 ? cursorOf(items[items.length - 1]) : null };
+}
+
+const malformedCursor = () => invalidRequest('cursor is malformed or expired');
+
+function normalRunId(runId: string): string {
+  if (!RUN_ID.test(runId)) throw invalidRequest('run_id must be 32 hexadecimal characters');
+  return runId.toLowerCase();
+}
+
+const nonEmpty = (field: string, v: string | undefined) => {
+  if (v === '') throw invalidRequest(`${field} must not be empty`);
+  return v;
+};
+
+export class AgentRunsService {
+  constructor(
+    private readonly store: AgentRunsStore,
+    private readonly pricing: ModelPrices,
+  ) {}
+
+  // ---- runs
+
+  /** Run views with their costs (prices are read now, so a price set later prices runs already stored). */
+  private async costed(projectId: string, rows: RunRow[]): Promise<RunView[]> {
+    const ids = rows.map((r) => r.traceId);
+    const usage = await this.store.modelUsage(projectId, ids);
+    const book = await PriceBook.load(this.pricing, projectId, usage);
+    const costs = runCosts(ids, usage, book);
+    return rows.map((r) => runView(r, costs.get(r.traceId)!));
+  }
+
+  async listRuns(projectId: string, q: RunListInput) {
+    const statuses = runStatusFilter(q.status);
+    const sessionKey = nonEmpty('session_key', q.session_key);
+    const observationKey = nonEmpty('observation_key', q.observation_key);
+    const window = readWindow(q);
+    const limit = readLimit(q.limit, RUN_LIMIT);
+    const fp = fingerprint(['runs', projectId, statuses ?? null, sessionKey ?? null, observationKey ?? null, window.sinceUs ?? null, window.untilUs ?? null]);
+    const pos = readCursor(q.cursor, fp);
+    if (pos && !HEX32.test(pos.id)) throw malformedCursor();
+    const rows = await this.store.runs(
+      { projectId, statuses, sessionKeys: sessionKey === undefined ? undefined : [sessionKey], observationKey, ...window },
+      { after: pos && { startUs: cursorNumber(pos.k), traceId: pos.id }, limit: limit + 1 },
+    );
+    const { items, next_cursor } = pageOf(rows, limit, (r) => makeCursor(fp, r.startUs, r.traceId));
+    return { runs: await this.costed(projectId, items), next_cursor };
+  }
+
+  private async runRow(projectId: string, runId: string): Promise<RunRow> {
+    const id = normalRunId(runId);
+    const [row] = await this.store.runs({ projectId, traceIds: [id] }, {});
+    if (!row) throw notFound('agent run');
+    return row;
+  }
+
+  async getRun(projectId: string, runId: string) {
+    const [view] = await this.costed(projectId, [await this.runRow(projectId, runId)]);
+    return view;
+  }
+
+  async graph(projectId: string, runId: string) {
+    const run = await this.runRow(projectId, runId);
+    const total = await this.store.countSteps(projectId, run.traceId);
+    if (total > MAX_GRAPH_STEPS)
+      throw tooLarge(`this run has ${total} steps; the run graph answers at most ${MAX_GRAPH_STEPS} steps and never truncates`, {
+        limit: MAX_GRAPH_STEPS,
+        steps: total,
+      });
+    const steps = await this.store.steps(projectId, run.traceId);
+    const book = await PriceBook.load(this.pricing, projectId, steps);
+
+    const costOf = (s: StepRow): StepCost | undefined => {
+      const c = stepCost(s, book);
+      // Only model steps explain a missing cost; another step has a cost only when it reports or can price one.
+      return MODEL_OPS.has(s.canonicalOperation) || 'cost_nanos' in c ? c : undefined;
+    };
+    const usage: ModelUsageRow[] = steps
+      .filter((s) => MODEL_OPS.has(s.canonicalOperation))
+      .map((s) => ({ ...s, traceId: run.traceId, steps: 1 }));
+    const runCost = runCosts([run.traceId], usage, book).get(run.traceId)!;
+
+    const counted = steps.filter((s) => s.spanId !== run.rootSpanId);
+    const byOperation: Record<string, number> = {};
+    const byOutcome = { OUTCOME_OK: 0, OUTCOME_ERROR: 0, OUTCOME_CANCELLED: 0, unset: 0 };
+    for (const s of counted) {
+      byOperation[s.canonicalOperation] = (byOperation[s.canonicalOperation] ?? 0) + 1;
+      const o = s.outcome !== null && (OUTCOMES as readonly string[]).includes(s.outcome) ? (s.outcome as Outcome) : 'unset';
+      byOutcome[o] += 1;
+    }
+    return {
+      run: runView(run, runCost),
+      steps: steps.map((s) => stepView(s, costOf(s))),
+      counts: {
+        steps: counted.length,
+        by_canonical_operation: byOperation,
+        by_outcome: byOutcome,
+        tool_calls: counted.filter((s) => s.canonicalOperation === OP.executeTool).length,
+        model_calls: counted.filter((s) => MODEL_OPS.has(s.canonicalOperation)).length,
+        error_steps: byOutcome.OUTCOME_ERROR,
+        memory_ops: counted.filter((s) => MEMORY_OPS.has(s.canonicalOperation)).length,
+        instrumented_steps: counted.filter((s) => s.contextEvents > 0).length,
+      },
+      action_receipts: [] as Record<string, unknown>[],
+    };
+  }
+
+  // ---- sessions and turns
+
+  private async sessionViews(projectId: string, rows: SessionRow[]) {
+    if (rows.length === 0) return [];
+    const runs = await this.costed(projectId, await this.store.runs({ projectId, sessionKeys: rows.map((r) => r.sessionKey) }, {}));
+    const bySession = new Map<string, RunView[]>();
+    for (const r of runs) {
+      const list = bySession.get(r.session_key!) ?? [];
+      list.push(r);
+      bySession.set(r.session_key!, list);
+    }
+    return rows.map((s) => ({
+      session_key: s.sessionKey,
+      run_count: s.runCount,
+      ...(s.turnCount > 0 ? { turn_count: s.turnCount } : {}),
+      ...groupTimes(s.startUs, s.endUs),
+      ...groupCost((bySession.get(s.sessionKey) ?? []).map(costOfView)),
+    }));
+  }
+
+  async listSessions(projectId: string, q: SessionListInput) {
+    const window = readWindow(q);
+    const limit = readLimit(q.limit, SESSION_LIMIT);
+    const fp = fingerprint(['sessions', projectId, window.sinceUs ?? null, window.untilUs ?? null]);
+    const pos = readCursor(q.cursor, fp);
+    const rows = await this.store.sessions(
+      { projectId, ...window },
+      { after: pos && { startUs: cursorNumber(pos.k), key: pos.id }, limit: limit + 1 },
+    );
+    const { items, next_cursor } = pageOf(rows, limit, (r) => makeCursor(fp, r.startUs, r.sessionKey));
+    return { sessions: await this.sessionViews(projectId, items), next_cursor };
+  }
+
+  async getSession(projectId: string, sessionKey: string) {
+    const rows = await this.store.sessions({ projectId, sessionKeys: [sessionKey] }, {});
+    if (rows.length === 0) throw notFound('agent session');
+    const [view] = await this.sessionViews(projectId, rows);
+    return view;
+  }
+
+  async listTurns(projectId: string, q: TurnListInput) {
+    const sessionKey = nonEmpty('session_key', q.session_key)!;
+    const limit = readLimit(q.limit, TURN_LIMIT);
+    const fp = fingerprint(['turns', projectId, sessionKey]);
+    const pos = readCursor(q.cursor, fp);
+    const rows = await this.store.turns(projectId, sessionKey, { after: pos && { startUs: cursorNumber(pos.k), key: pos.id }, limit: limit + 1 });
+    const { items, next_cursor } = pageOf(rows, limit, (r) => makeCursor(fp, r.startUs, r.turnId));
+    const runs = items.length
+      ? await this.costed(projectId, await this.store.runs({ projectId, sessionKeys: [sessionKey], turnIds: items.map((t) => t.turnId) }, {}))
+      : [];
+    const byTurn = new Map<string, RunView[]>();
+    for (const r of runs.reverse()) {
+      // oldest first
+      const list = byTurn.get(r.turn_id!) ?? [];
+      list.push(r);
+      byTurn.set(r.turn_id!, list);
+    }
+    return {
+      turns: items.map((t) => {
+        const all = byTurn.get(t.turnId) ?? [];
+        return {
+          turn_id: t.turnId,
+          session_key: sessionKey,
+          run_count: t.runCount,
+          ...groupTimes(t.startUs, t.endUs),
+          ...groupCost(all.map(costOfView)),
+          runs: all.slice(0, MAX_TURN_RUNS),
+          ...(all.length > MAX_TURN_RUNS ? { runs_truncated: true as const } : {}),
+        };
+      }),
+      next_cursor,
+    };
+  }
+
+  // ---- agent events
+
+  async listEvents(projectId: string, q: EventListInput) {
+    const sel = eventSelection(q);
+    const limit = readLimit(q.limit, EVENT_LIMIT);
+    const fp = fingerprint(['events', projectId, sel]);
+    const pos = readCursor(q.cursor, fp);
+    let after;
+    if (pos) {
+      const m = /^([0-9a-f]{32}):([0-9a-f]{16}):(\d{1,9})$/.exec(pos.id);
+      if (!m) throw malformedCursor();
+      after = { tsUs: cursorNumber(pos.k), traceId: m[1], spanId: m[2], index: Number(m[3]) };
+    }
+    const rows = await this.store.events({ projectId, ...sel }, { after, limit: limit + 1 });
+    const { items, next_cursor } = pageOf(rows, limit, (e) => makeCursor(fp, e.tsUs, `${e.traceId}:${e.spanId}:${e.index}`));
+    return { events: items.map(eventView), next_cursor };
+  }
+
+  // ---- agent identities (attribution)
+
+  async listIdentities(projectId: string, q: IdentityListInput) {
+    if (q.observation_key !== undefined) {
+      const keys = [...new Set(Array.isArray(q.observation_key) ? q.observation_key : [q.observation_key])];
+      if (keys.some((k) => k === '')) throw invalidRequest('observation_key must not be empty');
+      if (keys.length > MAX_IDENTITY_KEYS) throw invalidRequest(`at most ${MAX_IDENTITY_KEYS} observation_key values per request`);
+      if (q.cursor !== undefined || q.limit !== undefined)
+        throw invalidRequest('an observation_key lookup answers every named key in one page: cursor and limit do not apply');
+      const rows = await this.store.sightings(projectId, keys);
+      return { identities: keys.map((k) => identityView(k, rows.filter((r) => r.observationKey === k))), next_cursor: null };
+    }
+    const limit = readLimit(q.limit, IDENTITY_LIMIT);
+    const fp = fingerprint(['identities', projectId]);
+    const pos = readCursor(q.cursor, fp);
+    const keys = await this.store.identityKeys(projectId, { after: pos?.id, limit: limit + 1 });
+    const { items, next_cursor } = pageOf(keys, limit, (k) => makeCursor(fp, 0, k));
+    const rows = await this.store.sightings(projectId, items);
+    return { identities: items.map((k) => identityView(k, rows.filter((r) => r.observationKey === k))), next_cursor };
+  }
+
+  async getIdentity(projectId: string, observationKey: string) {
+    const rows = await this.store.sightings(projectId, [observationKey]);
+    if (rows.length === 0) throw notFound('agent identity');
+    return identityView(observationKey, rows);
+  }
+}
+
+function costOfView(v: RunView): Cost<RunCostReason> {
+  return 'cost_nanos' in v && v.cost_nanos !== undefined
+    ? { cost_nanos: v.cost_nanos }
+    : { cost_unavailable_reason: (v as { cost_unavailable_reason: RunCostReason }).cost_unavailable_reason };
+}

@@ -1,0 +1,189 @@
+/**
+ * Storage port of the agent reads: runs, steps, sessions, turns, agent events and agent sightings,
+ * aggregated at read time from the `spans`, `span_events` and `agent_sightings` rows that ingestion
+ * derived per span (docs/agent-model.md). Times are microseconds since the Unix epoch (UTC).
+ *
+ * The adapter computes what needs every span of a trace (the run's root, the session and turn
+ * fallbacks, the derived status, the step counts); the service applies the remaining rules (cost,
+ * terminal reason, views). Rows of another project are never read: every method takes the project.
+ */
+
+/** One run: its root span's columns and the counts over the trace's other spans. */
+export interface RunRow {
+  traceId: string;
+  rootSpanId: string;
+  agentName: string | null;
+  agentId: string | null;
+  observationKey: string | null;
+  serviceName: string | null;
+  environment: string | null;
+  /** Root's, else the first span of the trace (by start, then span id) that has one. */
+  sessionKey: string | null;
+  turnId: string | null;
+  /** Derived: the root's run status when it is one of RUN_STATUSES, else its completed/failed/cancelled response status. */
+  status: string | null;
+  terminalReason: string | null;
+  startUs: number;
+  endUs: number;
+  /** Counts over the spans of the trace other than the root. */
+  stepCount: number;
+  errorSteps: number;
+  toolCalls: number;
+  modelCalls: number;
+  /** Steps marked `svc.safety.check` that carry an outcome, and those of them with OUTCOME_ERROR. */
+  safetyStepsWithOutcome: number;
+  safetyErrorSteps: number;
+}
+
+/** Model steps of a run with the same usage, counted (the cost is per step, so equal steps cost the same). */
+export interface ModelUsageRow {
+  traceId: string;
+  provider: string | null;
+  model: string | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  reportedCostNanos: number | null;
+  steps: number;
+}
+
+export interface RunFilter {
+  projectId: string;
+  /** OR within. */
+  statuses?: string[];
+  sessionKeys?: string[];
+  turnIds?: string[];
+  observationKey?: string;
+  traceIds?: string[];
+  /** Closed window on the run's start. */
+  sinceUs?: number;
+  untilUs?: number;
+}
+
+/** Runs are ordered by (start desc, trace id desc); `after` is the last row of the previous page. */
+export interface RunPosition {
+  startUs: number;
+  traceId: string;
+}
+
+export interface StepRow {
+  spanId: string;
+  parentSpanId: string | null;
+  name: string;
+  canonicalOperation: string;
+  responseStatus: string | null;
+  outcome: string | null;
+  startUs: number;
+  endUs: number;
+  toolName: string | null;
+  model: string | null;
+  provider: string | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  reportedCostNanos: number | null;
+  safetyCheck: boolean;
+  memoryItemId: string | null;
+  memoryStore: string | null;
+  memoryProvenance: string | null;
+  memoryTrustLabel: string | null;
+  contextEvents: number;
+  /** The span's attribute map as stored (JSON text); the service returns only the allow-list. */
+  attributes: string;
+}
+
+export interface SessionRow {
+  sessionKey: string;
+  runCount: number;
+  /** Distinct turn ids of its runs; 0 when no run carries one. */
+  turnCount: number;
+  startUs: number;
+  endUs: number;
+}
+
+export interface SessionFilter {
+  projectId: string;
+  sessionKeys?: string[];
+  /** Closed window on the session's start (its first run's start). */
+  sinceUs?: number;
+  untilUs?: number;
+}
+
+/** Sessions and turns are ordered by (start desc, key desc). */
+export interface KeyPosition {
+  startUs: number;
+  key: string;
+}
+
+export interface TurnRow {
+  turnId: string;
+  runCount: number;
+  startUs: number;
+  endUs: number;
+}
+
+export interface EventFilter {
+  projectId: string;
+  traceId?: string;
+  sessionKey?: string;
+  observationKey?: string;
+  /** Closed window on the event's time. */
+  sinceUs?: number;
+  untilUs?: number;
+  /** OR within each, AND across. */
+  categories?: string[];
+  canonicalOperations?: string[];
+  contextSourceId?: string;
+}
+
+/** Events are ordered newest first by (time, trace id, span id, index), all descending. */
+export interface EventPosition {
+  tsUs: number;
+  traceId: string;
+  spanId: string;
+  index: number;
+}
+
+export interface EventRow {
+  traceId: string;
+  spanId: string;
+  index: number;
+  tsUs: number;
+  name: string;
+  category: string;
+  contextKind: string | null;
+  /** JSON of the typed detail (context events). */
+  contextDetail: string | null;
+  canonicalOperation: string;
+  /** Of the event's run. */
+  sessionKey: string | null;
+  turnId: string | null;
+  observationKey: string | null;
+}
+
+export interface SightingRow {
+  observationKey: string;
+  source: string;
+  /** '' unless source = api_key. */
+  apiKeyId: string;
+  firstSeenUs: number;
+  lastSeenUs: number;
+  sightingCount: number;
+}
+
+export interface AgentRunsStore {
+  /** Runs matching the filter, newest first, after the position; at most `limit` (all when absent). */
+  runs(filter: RunFilter, opts: { after?: RunPosition; limit?: number }): Promise<RunRow[]>;
+  /** Model steps of these runs (grouped by equal usage). */
+  modelUsage(projectId: string, traceIds: string[]): Promise<ModelUsageRow[]>;
+  /** Spans of the trace (every step, the root included). */
+  countSteps(projectId: string, traceId: string): Promise<number>;
+  /** Every span of the trace, by start then span id. */
+  steps(projectId: string, traceId: string): Promise<StepRow[]>;
+  sessions(filter: SessionFilter, opts: { after?: KeyPosition; limit?: number }): Promise<SessionRow[]>;
+  /** Turns of one session (runs grouped by turn id; runs without one belong to no turn). */
+  turns(projectId: string, sessionKey: string, opts: { after?: KeyPosition; limit: number }): Promise<TurnRow[]>;
+  events(filter: EventFilter, opts: { after?: EventPosition; limit: number }): Promise<EventRow[]>;
+  /** Distinct observation keys with a sighting, in code point order, after `after`. */
+  identityKeys(projectId: string, opts: { after?: string; limit: number }): Promise<string[]>;
+  /** The sightings of these keys. */
+  sightings(projectId: string, observationKeys: string[]): Promise<SightingRow[]>;
+}

@@ -1,0 +1,48 @@
+/**
+ * The price lookup the agent-run cost calculation uses (docs/agent-model.md, "Step cost"). Built by
+ * the llm domain (`ctx.llmPricing`, an `LlmPricingService`); the run-cost code depends on this port only.
+ *
+ * A price belongs to one project and names a model (the exact `gen_ai.response.model`, else
+ * `gen_ai.request.model`) and optionally a provider (`gen_ai.provider.name`). For a step with provider
+ * P and model M the price is the entry (P, M) when there is one, else the any-provider entry (null, M);
+ * a step without a provider matches only (null, M). Case and spacing are compared exactly.
+ *
+ * A missing price is `undefined`, never zero: the run then reports `unpriced_model`.
+ */
+
+/** Billionths of a US dollar per token; may be fractional (USD per million tokens × 1000). */
+export interface ModelPrice {
+  inputNanosPerToken: number;
+  outputNanosPerToken: number;
+}
+
+/** One model as a step names it. */
+export interface ModelRef {
+  /** `gen_ai.provider.name` (else `gen_ai.system`); null or '' when the step names none. */
+  provider: string | null;
+  model: string;
+}
+
+export interface ModelPricing {
+  /** The price of one model in a project, or undefined when the project has no entry that applies. */
+  priceOf(projectId: string, provider: string | null, model: string): Promise<ModelPrice | undefined>;
+  /**
+   * Many models at once (one query for the distinct models): the answer is aligned with `models`,
+   * `undefined` where no entry applies.
+   */
+  pricesOf(projectId: string, models: readonly ModelRef[]): Promise<(ModelPrice | undefined)[]>;
+}
+
+/**
+ * The calculated cost of one model step in whole nanos: input tokens × input price + output tokens ×
+ * output price, computed exactly (prices are whole micro-dollars per million tokens, i.e. thousandths
+ * of a nano per token) and rounded ONCE, half up, to a whole nano. Token counts are non-negative
+ * integers; a count the step does not report is the caller's decision (see `missing_usage`).
+ */
+export function stepCostNanos(price: ModelPrice, inputTokens: number, outputTokens: number): number {
+  // nanos per token = micros per million tokens / 1000, so × 1000 recovers the stored integer exactly.
+  const inMilli = BigInt(Math.round(price.inputNanosPerToken * 1000));
+  const outMilli = BigInt(Math.round(price.outputNanosPerToken * 1000));
+  const milliNanos = BigInt(Math.trunc(inputTokens)) * inMilli + BigInt(Math.trunc(outputTokens)) * outMilli;
+  return Number((milliNanos + 500n) / 1000n);
+}

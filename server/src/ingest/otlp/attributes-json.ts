@@ -1,0 +1,64 @@
+/**
+ * OTLP attribute maps as the JSON objects stored in `spans.attributes`, `span_events.attributes` and
+ * `logs.attributes`: string, bool and number values as such, int64 as a number when it is exact in a
+ * double (else its decimal string), a double that JSON cannot hold (NaN, ±Infinity) as its string,
+ * arrays as arrays, kvlists as objects, bytes as base64. A repeated key keeps its last value.
+ */
+import type { AnyValue, Int64, KeyValue } from './decode.js';
+import { int64ToNumber } from './values.js';
+
+function int64Text(v: Int64): string {
+  if (v === null || v === undefined) return '0';
+  if (typeof v === 'number' || typeof v === 'string') return String(v);
+  const high = v.unsigned ? v.high >>> 0 : v.high | 0;
+  return ((BigInt(high) << 32n) | BigInt(v.low >>> 0)).toString();
+}
+
+export function anyValueJson(v: AnyValue | null | undefined): unknown {
+  if (!v) return null;
+  if (v.stringValue !== null && v.stringValue !== undefined) return v.stringValue;
+  if (v.boolValue !== null && v.boolValue !== undefined) return v.boolValue;
+  if (v.intValue !== null && v.intValue !== undefined) {
+    const n = int64ToNumber(v.intValue);
+    return Number.isSafeInteger(n) ? n : int64Text(v.intValue);
+  }
+  if (v.doubleValue !== null && v.doubleValue !== undefined) return Number.isFinite(v.doubleValue) ? v.doubleValue : String(v.doubleValue);
+  if (v.arrayValue) return (v.arrayValue.values ?? []).map(anyValueJson);
+  if (v.kvlistValue) return mapOf(v.kvlistValue.values ?? []);
+  if (v.bytesValue) return Buffer.from(v.bytesValue.buffer, v.bytesValue.byteOffset, v.bytesValue.byteLength).toString('base64');
+  return null;
+}
+
+function mapOf(kvs: readonly KeyValue[]): Record<string, unknown> {
+  const o: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const kv of kvs) o[kv.key ?? ''] = anyValueJson(kv.value);
+  return o;
+}
+
+/** The attribute list as JSON object text. */
+export function attributesJson(kvs: readonly KeyValue[] | null | undefined): string {
+  if (!kvs || kvs.length === 0) return '{}';
+  return JSON.stringify(mapOf(kvs));
+}
+
+/** A log body: a string as is, any other value as JSON; null when there is none. */
+export function bodyText(v: AnyValue | null | undefined): string | null {
+  if (!v) return null;
+  if (v.stringValue !== null && v.stringValue !== undefined) return v.stringValue;
+  const j = anyValueJson(v);
+  return j === null ? null : JSON.stringify(j);
+}
+
+/**
+ * A fixed64 nanosecond timestamp as whole microseconds (floor), exact: 2^32 = 4294967 * 1000 + 296, so
+ * (high * 2^32 + low) / 1000 splits into two exact parts. NaN when it is not a non-negative integer.
+ */
+export function nanosToUs(v: Int64): number {
+  if (v === null || v === undefined) return 0;
+  if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? Math.floor(v / 1000) : NaN;
+  if (typeof v === 'string') return /^\d{1,20}$/.test(v) ? (v.length > 3 ? Number(v.slice(0, -3)) : 0) : NaN;
+  if (!v.unsigned && (v.high | 0) < 0) return NaN;
+  const high = v.high >>> 0;
+  const low = v.low >>> 0;
+  return high * 4294967 + Math.floor((high * 296 + low) / 1000);
+}

@@ -1,0 +1,45 @@
+/** The rules of OTLP trace ingestion (spec 1 "Project" sampling_rate; docs/agent-model.md). */
+import type { ProjectRecord } from '../../domains/projects/store.js';
+import type { SpansWriter } from '../../storage/telemetry/duckdb/spans-writer.js';
+import { committedOr503, plural, type SignalOutcome } from './signal-ingest.js';
+import type { SignalInput, SpanMessage } from './signal-decode.js';
+import { convertTraces } from './traces-convert.js';
+import type { Credential } from '../../storage/telemetry/duckdb/spans-writer.js';
+
+export const TRACES_SAMPLING_DISABLED_MESSAGE = 'ingestion is disabled for this project (sampling_rate is 0); no spans were stored';
+
+/**
+ * Stores the request's spans in the project and resolves once they are committed.
+ *
+ * sampling_rate 0 disables ingestion: nothing is stored (no sightings either) and every span is reported
+ * rejected. Between 0 and 1 whole traces are kept or dropped by the hash of their id; dropped spans are
+ * not rejected (traces-convert.ts). Context events that are not accepted make a warning in the
+ * `partial_success` message without rejecting their span (docs/agent-model.md).
+ */
+export async function ingestTraces(
+  writer: SpansWriter,
+  project: ProjectRecord,
+  credential: Credential,
+  input: SignalInput<SpanMessage>,
+  nowUs: number,
+): Promise<SignalOutcome> {
+  if (project.samplingRate === 0) {
+    let n = 0;
+    input.forEach(() => void n++);
+    return n > 0 ? { rejected: n, errorMessage: TRACES_SAMPLING_DISABLED_MESSAGE, stored: 0, dropped: 0 } : { rejected: 0, stored: 0, dropped: 0 };
+  }
+  const c = convertTraces(input, project.samplingRate);
+  if (c.spans.length > 0 || c.sightings.size > 0) {
+    await committedOr503(
+      () => writer.write(project.id, { spans: c.spans, events: c.events, sightings: c.sightings, credential, ingestedAtUs: nowUs }),
+      'spans',
+    );
+  }
+  const messages: string[] = [];
+  if (c.rejected > 0) messages.push(`${plural(c.rejected, 'span was', 'spans were')} rejected; the first: ${c.firstRejection}`);
+  if (c.notAccepted > 0)
+    messages.push(`${plural(c.notAccepted, 'context event was', 'context events were')} not accepted and stored as plain span events; the first: ${c.firstNotAccepted}`);
+  const outcome: SignalOutcome = { rejected: c.rejected, stored: c.spans.length, dropped: c.dropped };
+  if (messages.length > 0) outcome.errorMessage = messages.join('; ');
+  return outcome;
+}

@@ -1,0 +1,455 @@
+/**
+ * DuckDB adapter of the agent-reads port (domains/agent-runs/store.ts): runs, steps, sessions, turns,
+ * agent events and sightings, aggregated at read time over the per-span columns ingestion derived
+ * (docs/agent-model.md). Every user value is a bound parameter; the only text spliced into the SQL is
+ * the model's constants (operation and status names) and generated parameter names.
+ *
+ * The run CTEs (`rootsCte`, `withFallbacks`): among the trace's invoke_agent spans, the root is the earliest-starting one
+ * whose parent is not another invoke_agent span of the trace (ties: smallest span id; when every one
+ * has such a parent, the earliest of all), chosen with arg_min rather than a window (about twice as fast). Its session key and turn id fall back to the first span of
+ * the trace (by start, then span id) that has one. Callers narrow the traces the CTE looks at with
+ * conditions that can only drop traces the final filter drops too (a run of session S has a span
+ * carrying S; a run of agent K has an invoke_agent span of K; ...).
+ */
+import { BIGINT, LIST, listValue, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { MODEL_OPERATIONS, OP, RUN_STATUSES } from '../../../domains/agent-runs/model.js';
+import type {
+  AgentRunsStore,
+  EventFilter,
+  EventPosition,
+  EventRow,
+  KeyPosition,
+  ModelUsageRow,
+  RunFilter,
+  RunPosition,
+  RunRow,
+  SessionFilter,
+  SessionRow,
+  SightingRow,
+  StepRow,
+  TurnRow,
+} from '../../../domains/agent-runs/store.js';
+import type { TelemetryDb } from './open.js';
+
+/** A code constant as an SQL literal (never user text). */
+const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
+const litList = (xs: readonly string[]) => xs.map(lit).join(', ');
+
+const INVOKE_AGENT = lit(OP.invokeAgent);
+const MODEL_OPS = litList(MODEL_OPERATIONS);
+const STATED_RUN_STATUSES = litList(RUN_STATUSES);
+/** The response statuses that stand in for an absent run status (docs/agent-model.md "Run", `status`). */
+const RESPONSE_RUN_STATUSES = litList(['completed', 'failed', 'cancelled']);
+
+/** Bound parameters with generated names; each value is bound once and referenced by its name. */
+class Params {
+  readonly values: Record<string, DuckDBValue> = {};
+  readonly types: Record<string, DuckDBType> = {};
+  private n = 0;
+  private add(v: DuckDBValue, t: DuckDBType): string {
+    const k = `p${this.n++}`;
+    this.values[k] = v;
+    this.types[k] = t;
+    return `$${k}`;
+  }
+  str(v: string) {
+    return this.add(v, VARCHAR);
+  }
+  int(v: number) {
+    return this.add(BigInt(Math.trunc(v)), BIGINT);
+  }
+  strs(v: readonly string[]) {
+    return this.add(listValue([...v]), LIST(VARCHAR));
+  }
+}
+
+async function query(c: DuckDBConnection, sql: string, p: Params): Promise<Record<string, unknown>[]> {
+  const reader = await c.runAndReadAll(sql, p.values, p.types);
+  return reader.getRowObjectsJS() as Record<string, unknown>[];
+}
+
+const num = (v: unknown): number => Number(v as bigint | number);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v as bigint | number));
+const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+/** `IN (SELECT unnest($list))` for a bound list. */
+const inList = (p: Params, xs: readonly string[]) => `IN (SELECT unnest(${p.strs(xs)}))`;
+
+/** The root span's columns a run reads (one struct, chosen by arg_min: a span stored twice is one root). */
+const ROOT_COLUMNS = [
+  'span_id',
+  'agent_name',
+  'agent_id',
+  'observation_key',
+  'service_name',
+  'environment',
+  'session_key',
+  'turn_id',
+  'run_status',
+  'response_status',
+  'terminal_reason',
+  'start_us',
+  'end_us',
+];
+
+/**
+ * The CTEs `ag` and `roots` (one row per run: its root span's columns, its own session key and turn id
+ * as `own_session`, `own_turn`, and the derived status). `narrow` are conditions on the `spans` columns:
+ * a trace takes part only when one of its spans matches all of them.
+ */
+function rootsCte(project: string, narrow: string[]): string {
+  const scope = narrow.length ? `AND trace_id IN (SELECT trace_id FROM spans WHERE project_id = ${project} AND ${narrow.join(' AND ')})` : '';
+  return `
+    ag AS (
+      SELECT trace_id, parent_span_id, ${ROOT_COLUMNS.join(', ')} FROM spans
+      WHERE project_id = ${project} AND canonical_operation = ${INVOKE_AGENT} ${scope}
+    ),
+    root_rows AS (
+      SELECT a.trace_id,
+        arg_min({${ROOT_COLUMNS.map((c) => `'${c}': a.${c}`).join(', ')}},
+                {'nested': parent.span_id IS NOT NULL, 'start': a.start_us, 'span': a.span_id}) AS r
+      FROM ag a LEFT JOIN ag parent ON parent.trace_id = a.trace_id AND parent.span_id = a.parent_span_id
+      GROUP BY a.trace_id
+    ),
+    roots AS (
+      SELECT trace_id, r.span_id AS root_span_id, r.agent_name, r.agent_id, r.observation_key, r.service_name, r.environment,
+        r.session_key AS own_session, r.turn_id AS own_turn,
+        CASE WHEN r.run_status IN (${STATED_RUN_STATUSES}) THEN r.run_status
+             WHEN r.response_status IN (${RESPONSE_RUN_STATUSES}) THEN r.response_status END AS status,
+        r.terminal_reason, r.start_us, r.end_us
+      FROM root_rows
+    )`;
+}
+
+/**
+ * `<name>`: the rows of `from` (a CTE with the `roots` columns) with the session key and turn id fallbacks
+ * applied: the root's own, else the first span of the trace (by start, then span id) that has one.
+ * Only the traces of `from` are read for the fallbacks.
+ */
+function withFallbacks(name: string, from: string, project: string): string {
+  return `
+    ${name}_firsts AS (
+      SELECT x.trace_id,
+        first(x.session_key ORDER BY x.start_us, x.span_id) FILTER (WHERE x.session_key IS NOT NULL) AS session_key,
+        first(x.turn_id ORDER BY x.start_us, x.span_id) FILTER (WHERE x.turn_id IS NOT NULL) AS turn_id
+      FROM spans x
+      WHERE x.project_id = ${project} AND x.trace_id IN (SELECT trace_id FROM ${from})
+        AND (x.session_key IS NOT NULL OR x.turn_id IS NOT NULL)
+      GROUP BY x.trace_id
+    ),
+    ${name} AS (
+      SELECT f0.*,
+        coalesce(f0.own_session, f1.session_key) AS session_key,
+        coalesce(f0.own_turn, f1.turn_id) AS turn_id
+      FROM ${from} f0 LEFT JOIN ${name}_firsts f1 ON f1.trace_id = f0.trace_id
+    )`;
+}
+
+/** Every run of the narrowed traces, with its fallbacks (`runs`). */
+function runCte(project: string, narrow: string[]): string {
+  return `${rootsCte(project, narrow)},${withFallbacks('runs', 'roots', project)}`;
+}
+
+/** Narrowing conditions and final conditions of a run filter. */
+function runConditions(p: Params, f: RunFilter): { narrow: string[]; where: string[] } {
+  const narrow: string[] = [];
+  const where: string[] = [];
+  if (f.traceIds) {
+    const l = inList(p, f.traceIds);
+    narrow.push(`trace_id ${l}`);
+    where.push(`trace_id ${l}`);
+  }
+  if (f.sessionKeys) {
+    const l = inList(p, f.sessionKeys);
+    narrow.push(`session_key ${l}`);
+    where.push(`session_key ${l}`);
+  }
+  if (f.turnIds) {
+    const l = inList(p, f.turnIds);
+    narrow.push(`turn_id ${l}`);
+    where.push(`turn_id ${l}`);
+  }
+  if (f.observationKey !== undefined) {
+    const k = p.str(f.observationKey);
+    narrow.push(`canonical_operation = ${INVOKE_AGENT} AND observation_key = ${k}`);
+    where.push(`observation_key = ${k}`);
+  }
+  if (f.sinceUs !== undefined || f.untilUs !== undefined) {
+    const conds: string[] = [];
+    if (f.sinceUs !== undefined) conds.push(`start_us >= ${p.int(f.sinceUs)}`);
+    if (f.untilUs !== undefined) conds.push(`start_us <= ${p.int(f.untilUs)}`);
+    narrow.push(`canonical_operation = ${INVOKE_AGENT} AND ${conds.join(' AND ')}`);
+    where.push(...conds);
+  }
+  if (f.statuses) where.push(`status ${inList(p, f.statuses)}`);
+  return { narrow, where };
+}
+
+function toRunRow(r: Record<string, unknown>): RunRow {
+  return {
+    traceId: String(r.trace_id),
+    rootSpanId: String(r.root_span_id),
+    agentName: strOrNull(r.agent_name),
+    agentId: strOrNull(r.agent_id),
+    observationKey: strOrNull(r.observation_key),
+    serviceName: strOrNull(r.service_name),
+    environment: strOrNull(r.environment),
+    sessionKey: strOrNull(r.session_key),
+    turnId: strOrNull(r.turn_id),
+    status: strOrNull(r.status),
+    terminalReason: strOrNull(r.terminal_reason),
+    startUs: num(r.start_us),
+    endUs: num(r.end_us),
+    stepCount: num(r.step_count),
+    errorSteps: num(r.error_steps),
+    toolCalls: num(r.tool_calls),
+    modelCalls: num(r.model_calls),
+    safetyStepsWithOutcome: num(r.safety_outcomes),
+    safetyErrorSteps: num(r.safety_errors),
+  };
+}
+
+export class DuckDbAgentRunsQuery implements AgentRunsStore {
+  constructor(private readonly db: TelemetryDb) {}
+
+  runs(filter: RunFilter, opts: { after?: RunPosition; limit?: number }): Promise<RunRow[]> {
+    const p = new Params();
+    const project = p.str(filter.projectId);
+    const { narrow, where } = runConditions(p, filter);
+    if (opts.after) where.push(`(start_us, trace_id) < (${p.int(opts.after.startUs)}, ${p.str(opts.after.traceId)})`);
+    const limit = opts.limit !== undefined ? `LIMIT ${p.int(opts.limit)}` : '';
+    const filtered = (from: string) => `SELECT * FROM ${from} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY start_us DESC, trace_id DESC ${limit}`;
+    // Without a session or turn filter the page is chosen on the roots alone; the fallbacks of its runs
+    // are then read in the same pass as their counts.
+    const pageCte =
+      filter.sessionKeys || filter.turnIds ? `${runCte(project, narrow)}, pg AS (${filtered('runs')})` : `${rootsCte(project, narrow)}, pg AS (${filtered('roots')})`;
+    const notRoot = 's.span_id <> pg.root_span_id';
+    const sql = `
+      WITH ${pageCte},
+      agg AS (
+        SELECT s.trace_id,
+          count(*) FILTER (WHERE ${notRoot}) AS step_count,
+          count(*) FILTER (WHERE ${notRoot} AND s.outcome = 'OUTCOME_ERROR') AS error_steps,
+          count(*) FILTER (WHERE ${notRoot} AND s.canonical_operation = ${lit(OP.executeTool)}) AS tool_calls,
+          count(*) FILTER (WHERE ${notRoot} AND s.canonical_operation IN (${MODEL_OPS})) AS model_calls,
+          count(*) FILTER (WHERE ${notRoot} AND s.safety_check AND s.outcome IS NOT NULL) AS safety_outcomes,
+          count(*) FILTER (WHERE ${notRoot} AND s.safety_check AND s.outcome = 'OUTCOME_ERROR') AS safety_errors,
+          first(s.session_key ORDER BY s.start_us, s.span_id) FILTER (WHERE s.session_key IS NOT NULL) AS first_session,
+          first(s.turn_id ORDER BY s.start_us, s.span_id) FILTER (WHERE s.turn_id IS NOT NULL) AS first_turn
+        FROM pg JOIN spans s ON s.project_id = ${project} AND s.trace_id = pg.trace_id
+        GROUP BY s.trace_id
+      )
+      SELECT pg.trace_id, pg.root_span_id, pg.agent_name, pg.agent_id, pg.observation_key, pg.service_name, pg.environment,
+        coalesce(pg.own_session, agg.first_session) AS session_key, coalesce(pg.own_turn, agg.first_turn) AS turn_id,
+        pg.status, pg.terminal_reason, pg.start_us, pg.end_us, agg.* EXCLUDE (trace_id, first_session, first_turn)
+      FROM pg JOIN agg ON agg.trace_id = pg.trace_id
+      ORDER BY pg.start_us DESC, pg.trace_id DESC`;
+    return this.db.read(async (c) => (await query(c, sql, p)).map(toRunRow));
+  }
+
+  async modelUsage(projectId: string, traceIds: string[]): Promise<ModelUsageRow[]> {
+    if (traceIds.length === 0) return [];
+    const p = new Params();
+    const sql = `
+      SELECT trace_id, provider, model, input_tokens, output_tokens, reported_cost_nanos, count(*) AS steps
+      FROM spans
+      WHERE project_id = ${p.str(projectId)} AND trace_id ${inList(p, traceIds)} AND canonical_operation IN (${MODEL_OPS})
+      GROUP BY ALL`;
+    const rows = await this.db.read((c) => query(c, sql, p));
+    return rows.map((r) => ({
+      traceId: String(r.trace_id),
+      provider: strOrNull(r.provider),
+      model: strOrNull(r.model),
+      inputTokens: numOrNull(r.input_tokens),
+      outputTokens: numOrNull(r.output_tokens),
+      reportedCostNanos: numOrNull(r.reported_cost_nanos),
+      steps: num(r.steps),
+    }));
+  }
+
+  async countSteps(projectId: string, traceId: string): Promise<number> {
+    const p = new Params();
+    const sql = `SELECT count(*) AS n FROM spans WHERE project_id = ${p.str(projectId)} AND trace_id = ${p.str(traceId)}`;
+    const rows = await this.db.read((c) => query(c, sql, p));
+    return num(rows[0].n);
+  }
+
+  async steps(projectId: string, traceId: string): Promise<StepRow[]> {
+    const p = new Params();
+    const sql = `
+      SELECT span_id, parent_span_id, name, canonical_operation, response_status, outcome, start_us, end_us, tool_name, model, provider,
+        input_tokens, output_tokens, reported_cost_nanos, safety_check, memory_item_id, memory_store, memory_provenance,
+        memory_trust_label, context_events, attributes
+      FROM spans WHERE project_id = ${p.str(projectId)} AND trace_id = ${p.str(traceId)}
+      ORDER BY start_us, span_id`;
+    const rows = await this.db.read((c) => query(c, sql, p));
+    return rows.map((r) => ({
+      spanId: String(r.span_id),
+      parentSpanId: strOrNull(r.parent_span_id),
+      name: String(r.name),
+      canonicalOperation: String(r.canonical_operation),
+      responseStatus: strOrNull(r.response_status),
+      outcome: strOrNull(r.outcome),
+      startUs: num(r.start_us),
+      endUs: num(r.end_us),
+      toolName: strOrNull(r.tool_name),
+      model: strOrNull(r.model),
+      provider: strOrNull(r.provider),
+      inputTokens: numOrNull(r.input_tokens),
+      outputTokens: numOrNull(r.output_tokens),
+      reportedCostNanos: numOrNull(r.reported_cost_nanos),
+      safetyCheck: r.safety_check === true,
+      memoryItemId: strOrNull(r.memory_item_id),
+      memoryStore: strOrNull(r.memory_store),
+      memoryProvenance: strOrNull(r.memory_provenance),
+      memoryTrustLabel: strOrNull(r.memory_trust_label),
+      contextEvents: num(r.context_events),
+      attributes: String(r.attributes),
+    }));
+  }
+
+  async sessions(filter: SessionFilter, opts: { after?: KeyPosition; limit?: number }): Promise<SessionRow[]> {
+    const p = new Params();
+    const project = p.str(filter.projectId);
+    const narrow: string[] = [];
+    const inner: string[] = ['session_key IS NOT NULL'];
+    if (filter.sessionKeys) {
+      const l = inList(p, filter.sessionKeys);
+      narrow.push(`session_key ${l}`);
+      inner.push(`session_key ${l}`);
+    }
+    const outer: string[] = [];
+    if (filter.sinceUs !== undefined) outer.push(`start_us >= ${p.int(filter.sinceUs)}`);
+    if (filter.untilUs !== undefined) outer.push(`start_us <= ${p.int(filter.untilUs)}`);
+    if (opts.after) outer.push(`(start_us, session_key) < (${p.int(opts.after.startUs)}, ${p.str(opts.after.key)})`);
+    const limit = opts.limit !== undefined ? `LIMIT ${p.int(opts.limit)}` : '';
+    const sql = `
+      WITH ${runCte(project, narrow)},
+      ses AS (
+        SELECT session_key, count(*) AS run_count, count(DISTINCT turn_id) AS turn_count, min(start_us) AS start_us, max(end_us) AS end_us
+        FROM runs WHERE ${inner.join(' AND ')} GROUP BY session_key
+      )
+      SELECT * FROM ses ${outer.length ? `WHERE ${outer.join(' AND ')}` : ''}
+      ORDER BY start_us DESC, session_key DESC ${limit}`;
+    const rows = await this.db.read((c) => query(c, sql, p));
+    return rows.map((r) => ({
+      sessionKey: String(r.session_key),
+      runCount: num(r.run_count),
+      turnCount: num(r.turn_count),
+      startUs: num(r.start_us),
+      endUs: num(r.end_us),
+    }));
+  }
+
+  async turns(projectId: string, sessionKey: string, opts: { after?: KeyPosition; limit: number }): Promise<TurnRow[]> {
+    const p = new Params();
+    const project = p.str(projectId);
+    const key = p.str(sessionKey);
+    const after = opts.after ? `WHERE (start_us, turn_id) < (${p.int(opts.after.startUs)}, ${p.str(opts.after.key)})` : '';
+    const sql = `
+      WITH ${runCte(project, [`session_key = ${key}`])},
+      t AS (
+        SELECT turn_id, count(*) AS run_count, min(start_us) AS start_us, max(end_us) AS end_us
+        FROM runs WHERE session_key = ${key} AND turn_id IS NOT NULL GROUP BY turn_id
+      )
+      SELECT * FROM t ${after} ORDER BY start_us DESC, turn_id DESC LIMIT ${p.int(opts.limit)}`;
+    const rows = await this.db.read((c) => query(c, sql, p));
+    return rows.map((r) => ({ turnId: String(r.turn_id), runCount: num(r.run_count), startUs: num(r.start_us), endUs: num(r.end_us) }));
+  }
+
+  async events(f: EventFilter, opts: { after?: EventPosition; limit: number }): Promise<EventRow[]> {
+    const p = new Params();
+    const project = p.str(f.projectId);
+    const narrow: string[] = [];
+    const where: string[] = [
+      `e.project_id = ${project}`,
+      'e.category IS NOT NULL',
+      // A context event is an agent event only when accepted (it has its one typed detail).
+      `(e.category <> 'context' OR (e.context_kind IS NOT NULL AND e.context_detail IS NOT NULL))`,
+    ];
+    if (f.traceId !== undefined) {
+      const t = p.str(f.traceId);
+      narrow.push(`trace_id = ${t}`);
+      where.push(`e.trace_id = ${t}`);
+    }
+    if (f.sessionKey !== undefined) {
+      const k = p.str(f.sessionKey);
+      narrow.push(`session_key = ${k}`);
+      where.push(`r.session_key = ${k}`);
+    }
+    if (f.observationKey !== undefined) {
+      const k = p.str(f.observationKey);
+      narrow.push(`canonical_operation = ${INVOKE_AGENT} AND observation_key = ${k}`);
+      where.push(`r.observation_key = ${k}`);
+    }
+    const window: string[] = [];
+    if (f.sinceUs !== undefined) window.push(`ts_us >= ${p.int(f.sinceUs)}`);
+    if (f.untilUs !== undefined) window.push(`ts_us <= ${p.int(f.untilUs)}`);
+    if (window.length) {
+      where.push(...window.map((w) => `e.${w}`));
+      // Only traces with an event in the window can answer.
+      narrow.push(`trace_id IN (SELECT trace_id FROM span_events WHERE project_id = ${project} AND ${window.join(' AND ')})`);
+    }
+    if (f.categories) where.push(`e.category ${inList(p, f.categories)}`);
+    if (f.canonicalOperations) where.push(`s.canonical_operation ${inList(p, f.canonicalOperations)}`);
+    if (f.contextSourceId !== undefined) where.push(`list_contains(e.context_source_ids, ${p.str(f.contextSourceId)})`);
+    if (opts.after) {
+      const a = opts.after;
+      where.push(`(e.ts_us, e.trace_id, e.span_id, e.event_index) < (${p.int(a.tsUs)}, ${p.str(a.traceId)}, ${p.str(a.spanId)}, ${p.int(a.index)})`);
+    }
+    const sql = `
+      WITH ${runCte(project, narrow)}
+      SELECT e.trace_id, e.span_id, e.event_index, e.ts_us, e.name, e.category, e.context_kind, e.context_detail,
+        s.canonical_operation, r.session_key, r.turn_id, r.observation_key
+      FROM span_events e
+      JOIN runs r ON r.trace_id = e.trace_id
+      JOIN spans s ON s.project_id = e.project_id AND s.trace_id = e.trace_id AND s.span_id = e.span_id
+      WHERE ${where.join(' AND ')}
+      QUALIFY row_number() OVER (PARTITION BY e.trace_id, e.span_id, e.event_index ORDER BY s.ingested_at_us DESC) = 1
+      ORDER BY e.ts_us DESC, e.trace_id DESC, e.span_id DESC, e.event_index DESC
+      LIMIT ${p.int(opts.limit)}`;
+    const rows = await this.db.read((c) => query(c, sql, p));
+    return rows.map((r) => ({
+      traceId: String(r.trace_id),
+      spanId: String(r.span_id),
+      index: num(r.event_index),
+      tsUs: num(r.ts_us),
+      name: String(r.name),
+      category: String(r.category),
+      contextKind: strOrNull(r.context_kind),
+      contextDetail: strOrNull(r.context_detail),
+      canonicalOperation: String(r.canonical_operation),
+      sessionKey: strOrNull(r.session_key),
+      turnId: strOrNull(r.turn_id),
+      observationKey: strOrNull(r.observation_key),
+    }));
+  }
+
+  async identityKeys(projectId: string, opts: { after?: string; limit: number }): Promise<string[]> {
+    const p = new Params();
+    const after = opts.after !== undefined ? `AND observation_key > ${p.str(opts.after)}` : '';
+    const sql = `
+      SELECT DISTINCT observation_key FROM agent_sightings WHERE project_id = ${p.str(projectId)} ${after}
+      ORDER BY observation_key LIMIT ${p.int(opts.limit)}`;
+    const rows = await this.db.read((c) => query(c, sql, p));
+    return rows.map((r) => String(r.observation_key));
+  }
+
+  async sightings(projectId: string, observationKeys: string[]): Promise<SightingRow[]> {
+    if (observationKeys.length === 0) return [];
+    const p = new Params();
+    const sql = `
+      SELECT observation_key, source, api_key_id, first_seen_us, last_seen_us, sighting_count FROM agent_sightings
+      WHERE project_id = ${p.str(projectId)} AND observation_key ${inList(p, observationKeys)}
+      ORDER BY observation_key, first_seen_us, source, api_key_id`;
+    const rows = await this.db.read((c) => query(c, sql, p));
+    return rows.map((r) => ({
+      observationKey: String(r.observation_key),
+      source: String(r.source),
+      apiKeyId: String(r.api_key_id),
+      firstSeenUs: num(r.first_seen_us),
+      lastSeenUs: num(r.last_seen_us),
+      sightingCount: num(r.sighting_count),
+    }));
+  }
+}

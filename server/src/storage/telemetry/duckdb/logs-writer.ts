@@ -1,0 +1,72 @@
+/** Writes ingested log records with group commit (rows-writer.ts): a request is answered after its rows committed. */
+import type { DuckDBDataChunk } from '@duckdb/node-api';
+import type { TelemetryDb } from './open.js';
+import { GroupCommitWriter, WriterStoppedError, appendChunks, rowChunks, tableLayout, type ColumnGetters, type TableLayout } from './rows-writer.js';
+
+/** One `logs` row. Times in µs since the epoch. */
+export interface LogRow {
+  logId: string;
+  tsUs: number;
+  observedUs: number | null;
+  severityNumber: number | null;
+  severityText: string | null;
+  body: string | null;
+  traceId: string | null;
+  spanId: string | null;
+  serviceName: string | null;
+  environment: string | null;
+  scopeName: string | null;
+  attributes: string;
+  resourceAttributes: string;
+}
+
+interface Pending {
+  chunks: DuckDBDataChunk[];
+}
+
+const logColumns = (projectId: string, ingestedAtUs: number): ColumnGetters<LogRow> => ({
+  project_id: () => projectId,
+  log_id: (r) => r.logId,
+  ts_us: (r) => r.tsUs,
+  observed_us: (r) => r.observedUs,
+  severity_number: (r) => r.severityNumber,
+  severity_text: (r) => r.severityText,
+  body: (r) => r.body,
+  trace_id: (r) => r.traceId,
+  span_id: (r) => r.spanId,
+  service_name: (r) => r.serviceName,
+  environment: (r) => r.environment,
+  scope_name: (r) => r.scopeName,
+  attributes: (r) => r.attributes,
+  resource_attributes: (r) => r.resourceAttributes,
+  ingested_at_us: () => ingestedAtUs,
+});
+
+export class LogsWriter {
+  private readonly gc: GroupCommitWriter<Pending>;
+  private layout: Promise<TableLayout> | null = null;
+
+  constructor(private readonly db: TelemetryDb) {
+    this.gc = new GroupCommitWriter<Pending>(db, 'logs', (c, batch) => appendChunks(c, 'logs', batch.flatMap((p) => p.chunks)));
+  }
+
+  /** Resolves once the rows are committed; rejects when the commit failed or the writer is stopped. */
+  async write(projectId: string, rows: LogRow[], ingestedAtUs: number): Promise<void> {
+    if (this.gc.isStopped) throw new WriterStoppedError('logs');
+    this.layout ??= tableLayout(this.db, 'logs');
+    const layout = await this.layout.catch((e) => {
+      this.layout = null;
+      throw e;
+    });
+    return this.gc.write({ chunks: rowChunks(layout, logColumns(projectId, ingestedAtUs), rows) });
+  }
+
+  flush(): Promise<void> {
+    return this.gc.flush();
+  }
+
+  /** Refuses new writes, then commits what is queued. Idempotent. */
+  stop(): Promise<void> {
+    return this.gc.stop();
+  }
+}

@@ -1,0 +1,266 @@
+/**
+ * DuckDB adapter of the traces store port (domains/traces/store.ts): trace search, the span tree read,
+ * the trace delete and the services list. Also the small SQL helpers the logs adapter shares. Every user
+ * value is a bound parameter; attribute keys reach `json_extract_string` as bound JSON paths built from
+ * keys that passed the key pattern.
+ */
+import { BIGINT, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import type { AttrFilter } from '../../../domains/traces/query-rules.js';
+import type {
+  ServiceRow,
+  ServicesQuery,
+  SpanConditions,
+  SpanEventRow,
+  SpanRow,
+  TraceSearch,
+  TracesStore,
+  TraceSize,
+  TraceSummaryRow,
+} from '../../../domains/traces/store.js';
+import type { TelemetryDb } from './open.js';
+
+export type Params = Record<string, DuckDBValue>;
+
+const SAFE_KEY = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
+
+/** The JSON path of one attribute key. Keys are validated upstream; this refuses anything that could escape the quotes. */
+export function attrPath(key: string): string {
+  if (!SAFE_KEY.test(key)) throw new Error('attribute key is not safe for a JSON path');
+  return `$."${key}"`;
+}
+
+/**
+ * The parameters a statement names (DuckDB refuses a bound name the statement does not use), with their
+ * types: every JS bigint here (times, limits) is a BIGINT.
+ */
+export function bound(sql: string, all: Params): [Params, Record<string, DuckDBType>] {
+  const values: Params = {};
+  const types: Record<string, DuckDBType> = {};
+  for (const m of sql.matchAll(/\$([A-Za-z_][A-Za-z0-9_]*)/g)) {
+    const k = m[1];
+    if (!(k in all)) continue;
+    values[k] = all[k];
+    if (typeof all[k] === 'bigint') types[k] = BIGINT;
+  }
+  return [values, types];
+}
+
+export async function rows(c: DuckDBConnection, sql: string, all: Params): Promise<unknown[][]> {
+  const reader = await c.runAndReadAll(sql, ...bound(sql, all));
+  return reader.getRowsJS() as unknown[][];
+}
+
+/** Runs a write; returns the rows it changed. */
+export async function exec(c: DuckDBConnection, sql: string, all: Params): Promise<number> {
+  const r = await c.run(sql, ...bound(sql, all));
+  return Number(r.rowsChanged);
+}
+
+export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v as bigint | number));
+export const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+const isConflict = (e: unknown) => e instanceof Error && /conflict/i.test(e.message);
+
+/** Runs `fn` in a transaction on a reader connection, retrying a write-write conflict twice. */
+export function inTransaction<T>(db: TelemetryDb, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+  return db.read(async (c) => {
+    for (let attempt = 1; ; attempt++) {
+      await c.run('BEGIN TRANSACTION');
+      try {
+        const out = await fn(c);
+        await c.run('COMMIT');
+        return out;
+      } catch (e) {
+        await c.run('ROLLBACK').catch(() => undefined);
+        if (attempt < 3 && isConflict(e)) continue;
+        throw e;
+      }
+    }
+  });
+}
+
+/**
+ * SQL of attribute conditions on a row with `attributes` and `resource_attributes` columns (alias `t`):
+ * the item's own attribute, else its resource attribute, equals one of the values.
+ */
+export function attrConditions(filters: AttrFilter[], params: Params, prefix: string, alias = ''): string[] {
+  const a = alias ? `${alias}.` : '';
+  return filters.map((f, i) => {
+    params[`${prefix}${i}k`] = attrPath(f.key);
+    params[`${prefix}${i}v`] = listValue(f.values);
+    return `list_contains($${prefix}${i}v, coalesce(json_extract_string(${a}attributes, $${prefix}${i}k), json_extract_string(${a}resource_attributes, $${prefix}${i}k)))`;
+  });
+}
+
+function spanConditions(q: SpanConditions, params: Params): string[] {
+  const conds: string[] = [];
+  if (q.serviceNames?.length) {
+    conds.push('list_contains($services, service_name)');
+    params.services = listValue(q.serviceNames);
+  }
+  if (q.name !== undefined) {
+    conds.push('name = $name');
+    params.name = q.name;
+  }
+  if (q.status !== undefined) {
+    conds.push('status_code = $status');
+    params.status = q.status;
+  }
+  conds.push(...attrConditions(q.attrs, params, 'a'));
+  return conds;
+}
+
+/** Root first: a parentless span, then the earliest start, then the smallest span id. */
+const ROOT_ORDER = `(coalesce(s.parent_span_id, '') <> ''), s.start_us, s.span_id`;
+
+export class DuckDbTracesQuery implements TracesStore {
+  constructor(private readonly db: TelemetryDb) {}
+
+  search(q: TraceSearch): Promise<TraceSummaryRow[]> {
+    const params: Params = { project: q.projectId, lo: BigInt(q.fromUs), hi: BigInt(q.toUs), limit: BigInt(q.limit) };
+    const conds = ['project_id = $project', 'start_us BETWEEN $lo AND $hi', ...spanConditions(q, params)];
+    const outer: string[] = [];
+    if (q.minDurationUs !== undefined) {
+      outer.push('ended - started >= $mind');
+      params.mind = BigInt(Math.ceil(q.minDurationUs));
+    }
+    if (q.maxDurationUs !== undefined) {
+      outer.push('ended - started <= $maxd');
+      params.maxd = BigInt(Math.floor(q.maxDurationUs));
+    }
+    if (q.after) {
+      outer.push('(started < $cs OR (started = $cs AND trace_id < $ct))');
+      params.cs = BigInt(q.after.startUs);
+      params.ct = q.after.traceId;
+    }
+    const sql = `
+      WITH m AS (SELECT DISTINCT trace_id FROM spans WHERE ${conds.join(' AND ')}),
+      t AS (
+        SELECT s.trace_id,
+          min(s.start_us) AS started,
+          max(s.end_us) AS ended,
+          count(DISTINCT s.span_id) AS spans,
+          count(DISTINCT s.span_id) FILTER (WHERE s.status_code = 'error') AS errors,
+          list_sort(list_distinct(list(s.service_name) FILTER (WHERE s.service_name IS NOT NULL))) AS services,
+          first(s.span_id ORDER BY ${ROOT_ORDER}) AS root_id,
+          first(s.name ORDER BY ${ROOT_ORDER}) AS root_name,
+          first(s.service_name ORDER BY ${ROOT_ORDER}) AS root_service,
+          bool_and(coalesce(s.parent_span_id, '') <> '') AS root_missing
+        FROM spans s SEMI JOIN m ON s.trace_id = m.trace_id
+        WHERE s.project_id = $project
+        GROUP BY s.trace_id)
+      SELECT trace_id, started, ended, spans, errors, services, root_id, root_name, root_service, root_missing FROM t
+      ${outer.length ? `WHERE ${outer.join(' AND ')}` : ''}
+      ORDER BY started DESC, trace_id DESC
+      LIMIT $limit`;
+    return this.db.read(async (c) =>
+      (await rows(c, sql, params)).map((r) => ({
+        traceId: r[0] as string,
+        startUs: num(r[1]),
+        endUs: num(r[2]),
+        spanCount: num(r[3]),
+        errorCount: num(r[4]),
+        services: (r[5] as string[] | null) ?? [],
+        rootSpanId: r[6] as string,
+        rootName: r[7] as string,
+        rootService: str(r[8]),
+        rootMissing: Boolean(r[9]),
+      })),
+    );
+  }
+
+  size(projectId: string, traceId: string): Promise<TraceSize> {
+    const sql = `SELECT
+        (SELECT count(DISTINCT span_id) FROM spans WHERE project_id = $project AND trace_id = $trace),
+        (SELECT count(*) FROM (SELECT DISTINCT span_id, event_index FROM span_events WHERE project_id = $project AND trace_id = $trace))`;
+    return this.db.read(async (c) => {
+      const [[spans, events]] = await rows(c, sql, { project: projectId, trace: traceId });
+      return { spans: num(spans), events: num(events) };
+    });
+  }
+
+  spans(projectId: string, traceId: string): Promise<SpanRow[]> {
+    const sql = `
+      SELECT span_id, parent_span_id, name, kind, start_us, end_us, status_code, status_message, service_name,
+             environment, scope_name, attributes, resource_attributes
+      FROM spans WHERE project_id = $project AND trace_id = $trace
+      QUALIFY row_number() OVER (PARTITION BY span_id ORDER BY ingested_at_us, start_us) = 1
+      ORDER BY start_us, span_id`;
+    return this.db.read(async (c) =>
+      (await rows(c, sql, { project: projectId, trace: traceId })).map((r) => ({
+        spanId: r[0] as string,
+        parentSpanId: r[1] === null || r[1] === '' ? null : (r[1] as string),
+        name: r[2] as string,
+        kind: r[3] as string,
+        startUs: num(r[4]),
+        endUs: num(r[5]),
+        statusCode: r[6] as string,
+        statusMessage: str(r[7]),
+        serviceName: str(r[8]),
+        environment: str(r[9]),
+        scopeName: str(r[10]),
+        attributes: r[11] as string,
+        resourceAttributes: r[12] as string,
+      })),
+    );
+  }
+
+  events(projectId: string, traceId: string): Promise<SpanEventRow[]> {
+    const sql = `
+      SELECT span_id, event_index, ts_us, name, attributes
+      FROM span_events WHERE project_id = $project AND trace_id = $trace
+      QUALIFY row_number() OVER (PARTITION BY span_id, event_index ORDER BY ts_us) = 1
+      ORDER BY span_id, event_index`;
+    return this.db.read(async (c) =>
+      (await rows(c, sql, { project: projectId, trace: traceId })).map((r) => ({
+        spanId: r[0] as string,
+        index: num(r[1]),
+        tsUs: num(r[2]),
+        name: r[3] as string,
+        attributes: r[4] as string,
+      })),
+    );
+  }
+
+  deleteTrace(projectId: string, traceId: string): Promise<{ spans: number; events: number }> {
+    const p = { project: projectId, trace: traceId };
+    return inTransaction(this.db, async (c) => {
+      const events = await exec(c, 'DELETE FROM span_events WHERE project_id = $project AND trace_id = $trace', p);
+      const spans = await exec(c, 'DELETE FROM spans WHERE project_id = $project AND trace_id = $trace', p);
+      return { spans, events };
+    });
+  }
+
+  services(q: ServicesQuery): Promise<{ rows: ServiceRow[]; total: number }> {
+    const params: Params = { project: q.projectId, lo: BigInt(q.fromUs), hi: BigInt(q.toUs), limit: BigInt(q.limit) };
+    const spans = q.spans
+      ? `SELECT service_name AS name, count(*) AS spans, count(*) FILTER (WHERE status_code = 'error') AS errors, 0 AS logs,
+                min(start_us) AS first, max(start_us) AS last
+         FROM spans WHERE project_id = $project AND start_us BETWEEN $lo AND $hi AND service_name IS NOT NULL GROUP BY service_name`
+      : undefined;
+    const logs = q.logs
+      ? `SELECT service_name AS name, 0 AS spans, 0 AS errors, count(*) AS logs, min(ts_us) AS first, max(ts_us) AS last
+         FROM logs WHERE project_id = $project AND ts_us BETWEEN $lo AND $hi AND service_name IS NOT NULL GROUP BY service_name`
+      : undefined;
+    const parts = [spans, logs].filter((x) => x !== undefined);
+    if (parts.length === 0) return Promise.resolve({ rows: [], total: 0 });
+    const sql = `
+      WITH u AS (${parts.join(' UNION ALL ')}),
+      g AS (SELECT name, sum(spans) AS spans, sum(errors) AS errors, sum(logs) AS logs, min(first) AS first, max(last) AS last FROM u GROUP BY name)
+      SELECT name, spans, errors, logs, first, last, count(*) OVER () AS total FROM g ORDER BY name LIMIT $limit`;
+    return this.db.read(async (c) => {
+      const r = await rows(c, sql, params);
+      return {
+        rows: r.map((x) => ({
+          name: x[0] as string,
+          spanCount: num(x[1]),
+          errorSpanCount: num(x[2]),
+          logCount: num(x[3]),
+          firstSeenUs: num(x[4]),
+          lastSeenUs: num(x[5]),
+        })),
+        total: r.length ? num(r[0][6]) : 0,
+      };
+    });
+  }
+}
