@@ -1,20 +1,19 @@
 /**
  * A real client: the official OpenTelemetry JS trace SDK with its OTLP/HTTP exporters (protobuf with gzip,
- * and JSON, which sends hex ids) sends an agent run to the server listening on a port; the stored `spans`
- * and `span_events` rows are read back from DuckDB and compared exactly. Then the logs SDK sends records
- * (one inside a span) and the `logs` rows are compared.
+ * and JSON, which sends hex ids) sends an agent run to the server listening on a port (the sender is shared:
+ * testing/otel-agent-run.ts); the stored `spans` and `span_events` rows are read back from DuckDB and
+ * compared exactly. Then the logs SDK sends records (one inside a span) and the `logs` rows are compared.
+ * The same run read back through the HTTP API: domains/agent-runs/otel-sdk-reads.test.ts.
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type HrTime } from '@opentelemetry/api';
+import { ROOT_CONTEXT, trace, type Span, type HrTime } from '@opentelemetry/api';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import { OTLPLogExporter as ProtoLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
 import { OTLPLogExporter as JsonLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
-import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectWithKey, testApp, type TestApp } from '../../testing/app.js';
+import { hrMicros, readable, sendAgentRun } from '../../testing/otel-agent-run.js';
 import { rows } from './test-fixtures.js';
 
 let t: TestApp;
@@ -27,90 +26,14 @@ afterAll(async () => {
   await t?.close();
 });
 
-type Format = 'protobuf' | 'json';
-
-const us = (h: HrTime) => String(h[0] * 1_000_000 + Math.floor(h[1] / 1000));
-const timesOf = (s: Span) => s as unknown as { startTime: HrTime; endTime: HrTime };
-
-/** The agent run of the brief: invoke_agent root with chat, two tool calls (one failed), retrieval and a memory upsert. */
-async function sendAgentRun(format: Format, key: string) {
-  const options = { url: `${base}/v1/traces`, headers: { 'x-svc-api-key': key }, ...(format === 'protobuf' ? { compression: 'gzip' as never } : {}) };
-  const exporter = format === 'protobuf' ? new ProtoTraceExporter(options) : new JsonTraceExporter(options);
-  const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': `agent-${format}`, 'deployment.environment.name': 'test' }),
-    spanProcessors: [new BatchSpanProcessor(exporter)],
-  });
-  const tracer = provider.getTracer('svc-agent-sdk', '1.0.0');
-  const root = tracer.startSpan('invoke_agent support', {
-    kind: SpanKind.INTERNAL,
-    attributes: {
-      'gen_ai.operation.name': 'invoke_agent',
-      'gen_ai.agent.name': 'support',
-      'gen_ai.agent.id': `agent-${format}`,
-      'gen_ai.conversation.id': 'conv-42',
-      'svc.turn.id': 'turn-1',
-    },
-  });
-  const inRoot = trace.setSpan(ROOT_CONTEXT, root);
-  const child = (name: string, attributes: Record<string, string | number | boolean | string[] | number[]>, kind = SpanKind.INTERNAL) =>
-    tracer.startSpan(name, { kind, attributes }, inRoot);
-
-  const chat = child(
-    'chat gpt-4o',
-    {
-      'gen_ai.operation.name': 'chat',
-      'gen_ai.provider.name': 'openai',
-      'gen_ai.request.model': 'gpt-4o',
-      'gen_ai.response.model': 'gpt-4o-2024-08-06',
-      'gen_ai.usage.input_tokens': 1200,
-      'gen_ai.usage.output_tokens': 350,
-      'gen_ai.response.status': 'completed',
-    },
-    SpanKind.CLIENT,
-  );
-  chat.addEvent('context.assembly', {
-    'svc.context.assembly.budget_tokens': 8000,
-    'svc.context.assembly.assembled_tokens': 0,
-    'svc.context.assembly.overflow': false,
-    'svc.context.assembly.source_ids': ['doc-7', 'mem-1'],
-    'svc.context.assembly.source_kinds': ['document', 'memory'],
-    'svc.context.assembly.source_tokens': [900, 300],
-  });
-  chat.end();
-  const tool = child('execute_tool search', { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', 'gen_ai.tool.call.id': 'call-1', 'gen_ai.response.status': 'completed' });
-  tool.end();
-  const failed = child('execute_tool send_email', {
-    'gen_ai.operation.name': 'execute_tool',
-    'gen_ai.tool.name': 'send_email',
-    'gen_ai.response.status': 'failed',
-    'svc.safety.check': true,
-  });
-  failed.addEvent('tool.retry', { attempt: 2 });
-  failed.setStatus({ code: SpanStatusCode.ERROR, message: 'smtp down' });
-  failed.end();
-  const retrieval = child('retrieval kb', { 'gen_ai.operation.name': 'retrieval', 'gen_ai.data_source.id': 'kb-main' });
-  retrieval.end();
-  const memory = child('upsert_memory', {
-    'gen_ai.operation.name': 'upsert_memory',
-    'svc.memory.item.id': 'item-9',
-    'gen_ai.data_source.id': 'mem-store',
-    'svc.memory.item.provenance': 'tool_output',
-    'svc.memory.trust_label': 'MEMORY_TRUST_LABEL_SUSPECT',
-  });
-  memory.end();
-  root.setAttribute('svc.agent.run.status', 'completed');
-  root.setAttribute('svc.agent.run.terminal_reason', 'answered');
-  root.end();
-  await provider.forceFlush();
-  await provider.shutdown();
-  return { root, chat, tool, failed, retrieval, memory };
-}
+const us = (h: HrTime) => String(hrMicros(h));
+const timesOf = (s: Span) => readable(s);
 
 describe('the OpenTelemetry JS trace SDK exporting to POST /v1/traces', () => {
   for (const format of ['protobuf', 'json'] as const) {
     it(`${format} exporter (@opentelemetry/exporter-trace-otlp-${format === 'protobuf' ? 'proto, gzip' : 'http'}): the agent run's spans and events as stored`, async () => {
       const p = await projectWithKey(t, ['ingest:write'], `sdk-traces-${format}`);
-      const s = await sendAgentRun(format, p.key);
+      const s = await sendAgentRun({ base, format, key: p.key });
       const traceId = s.root.spanContext().traceId;
       const rootId = s.root.spanContext().spanId;
       const none = {
