@@ -13,6 +13,7 @@ import { loadConfig } from '../server/src/config.js';
 import { buildContext } from '../server/src/context.js';
 import { bootstrap } from '../server/src/domains/organizations/bootstrap.js';
 import { openStores } from '../server/src/stores.js';
+import { ingestRun, otlpPoster, pct, perSecond, table } from './lib.js';
 import { benchSpans } from './spans.js';
 
 const require = createRequire(import.meta.url);
@@ -51,20 +52,6 @@ function otlpBody(points: number, seq: number): Uint8Array {
   return ExportReq.encode(msg).finish();
 }
 
-function pct(sorted: number[], p: number) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-function table(title: string, header: string[], rows: (string | number)[][]) {
-  const all = [header, ...rows.map((r) => r.map(String))];
-  const w = header.map((_, i) => Math.max(...all.map((r) => r[i].length)));
-  console.log(`\n${title}`);
-  for (const [i, r] of all.entries()) {
-    console.log(r.map((c, j) => c.padEnd(w[j])).join('  '));
-    if (i === 0) console.log(w.map((n) => '-'.repeat(n)).join('  '));
-  }
-}
-
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
   const config = loadConfig({ SVC_DATA_DIR: dir, SVC_LOG_LEVEL: 'silent', SVC_OTLP_BODY_LIMIT_BYTES: String(256 * 1024 * 1024) });
@@ -74,15 +61,7 @@ async function main() {
   const app = await buildApp(ctx, { logger: false });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   const key = init.generatedKey!;
-  const post = async (body: Uint8Array) => {
-    const res = await fetch(`${address}/v1/metrics?project_id=${init.projectId}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-protobuf', 'x-svc-api-key': key },
-      body: body as unknown as ArrayBuffer,
-    });
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`ingest answered ${res.status}`);
-  };
+  const post = otlpPoster(address, '/v1/metrics', init.projectId, key);
 
   // Ingest throughput (after a warm-up: new series and the JIT are not what is measured).
   const ingestRows: (string | number)[][] = [];
@@ -96,23 +75,9 @@ async function main() {
   for (const [batch, inFlight] of wants('ingest') ? ingestRuns : []) {
     const requests = quick ? 20 : batch === 1_000 ? 400 : 60;
     const bodies = Array.from({ length: requests }, (_, i) => otlpBody(batch, i));
-    for (let i = 0; i < 10; i++) await post(otlpBody(batch, 1_000 + i));
-    const started = performance.now();
-    let next = 0;
-    const latencies: number[] = [];
-    await Promise.all(
-      Array.from({ length: inFlight }, async () => {
-        while (next < bodies.length) {
-          const body = bodies[next++];
-          const t0 = performance.now();
-          await post(body);
-          latencies.push(performance.now() - t0);
-        }
-      }),
-    );
-    const secs = (performance.now() - started) / 1000;
-    latencies.sort((a, b) => a - b);
-    ingestRows.push([batch, inFlight, requests, Math.round((batch * requests) / secs).toLocaleString('en-US'), pct(latencies, 50).toFixed(1), pct(latencies, 99).toFixed(1)]);
+    const warmUp = Array.from({ length: 10 }, (_, i) => otlpBody(batch, 1_000 + i));
+    const { secs, p50, p99 } = await ingestRun(post, bodies, inFlight, warmUp);
+    ingestRows.push([batch, inFlight, requests, perSecond(batch * requests, secs), p50.toFixed(1), p99.toFixed(1)]);
   }
   if (ingestRows.length)
     table('OTLP protobuf ingest (1,000 series, after 10 warm-up requests; every 2xx is committed)', ['points/request', 'in flight', 'requests', 'points/s', 'p50 ms', 'p99 ms'], ingestRows);
@@ -154,7 +119,7 @@ async function main() {
   }
   if (queryRows.length) table('POST /metrics/aggregate (1,000 series)', ['points', 'query', 'runs', 'p50 ms', 'p99 ms'], queryRows);
 
-  if (wants('spans')) await benchSpans(address, key, init.projectId, quick, table);
+  if (wants('spans')) await benchSpans(address, key, init.projectId, quick);
 
   await app.close();
   await telemetry.close();

@@ -6,12 +6,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { ingestRun, otlpPoster, perSecond, table } from './lib.js';
 
 const require = createRequire(import.meta.url);
 const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.js');
 const ExportTraceReq = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
-
-type Table = (title: string, header: string[], rows: (string | number)[][]) => void;
 
 const str = (key: string, v: string) => ({ key, value: { stringValue: v } });
 const int = (key: string, v: number) => ({ key, value: { intValue: v } });
@@ -129,20 +128,8 @@ function body(spans: number, seq: number): Uint8Array {
   return ExportTraceReq.encode(msg).finish();
 }
 
-function pct(sorted: number[], p: number) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-export async function benchSpans(address: string, key: string, projectId: string, quick: boolean, table: Table): Promise<void> {
-  const post = async (b: Uint8Array) => {
-    const res = await fetch(`${address}/v1/traces?project_id=${projectId}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-protobuf', 'x-svc-api-key': key },
-      body: b as unknown as ArrayBuffer,
-    });
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`/v1/traces answered ${res.status}`);
-  };
+export async function benchSpans(address: string, key: string, projectId: string, quick: boolean): Promise<void> {
+  const post = otlpPoster(address, '/v1/traces', projectId, key);
   const rows: (string | number)[][] = [];
   const runs: [number, number][] = [
     [1_000, 1],
@@ -155,24 +142,10 @@ export async function benchSpans(address: string, key: string, projectId: string
   for (const [batch, inFlight] of runs) {
     const requests = quick ? 16 : batch === 1_000 ? 240 : 64;
     const bodies = Array.from({ length: requests }, (_, i) => body(batch, i));
-    for (let i = 0; i < 10; i++) await post(body(batch, 10_000 + i));
-    const started = performance.now();
-    let next = 0;
-    const latencies: number[] = [];
-    await Promise.all(
-      Array.from({ length: inFlight }, async () => {
-        while (next < bodies.length) {
-          const b = bodies[next++];
-          const t0 = performance.now();
-          await post(b);
-          latencies.push(performance.now() - t0);
-        }
-      }),
-    );
-    const secs = (performance.now() - started) / 1000;
-    latencies.sort((a, b) => a - b);
+    const warmUp = Array.from({ length: 10 }, (_, i) => body(batch, 10_000 + i));
+    const { secs, p50, p99 } = await ingestRun(post, bodies, inFlight, warmUp);
     const kb = Math.round(bodies.reduce((a, b) => a + b.length, 0) / bodies.length / 1024);
-    rows.push([batch, `${kb} KiB`, inFlight, requests, Math.round((batch * requests) / secs).toLocaleString('en-US'), pct(latencies, 50).toFixed(1), pct(latencies, 99).toFixed(1)]);
+    rows.push([batch, `${kb} KiB`, inFlight, requests, perSecond(batch * requests, secs), p50.toFixed(1), p99.toFixed(1)]);
   }
   table(
     'OTLP protobuf /v1/traces ingest (agent runs of 10 spans, gen_ai attributes; after 10 warm-up requests; every 2xx is committed)',

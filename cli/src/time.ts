@@ -81,3 +81,9 @@ export function resolveTimeRange(
     throw usageError(`--since (${start.rfc3339}) must be before --until (${end.rfc3339})`);
   return { start, end };
 }
+
+/** --since/--until as the `since`/`until` query parameters of a read, RFC 3339 (durations resolved against `now`). */
+export function windowQuery(opts: { since?: string; until?: string }, now: Date): { since?: string; until?: string } {
+  const range = resolveTimeRange(opts, now);
+  return { since: range.start?.rfc3339, until: range.end?.rfc3339 };
+}

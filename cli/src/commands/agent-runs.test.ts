@@ -89,7 +89,7 @@ describe('svc agent-runs list', () => {
     );
     const r = await svc(['agent-runs', 'list', '--all', '--status', 'failed', '--limit', '1']);
     expect(JSON.parse(r.stdout)).toEqual({ runs: [run(), run({ run_id: RUN_B })], next_cursor: null });
-    expect(t.api.requests.map((q) => q.search)).toEqual(['status=failed&limit=1', 'status=failed&cursor=c2&limit=1']);
+    expect(t.api.requests.map((q) => q.search)).toEqual(['status=failed&limit=1', 'status=failed&limit=1&cursor=c2']);
   });
 
   it('refuses bad flag values before sending anything (exit 2)', async () => {
@@ -187,7 +187,7 @@ describe('svc agent-runs context', () => {
     expect(JSON.parse(r.stdout)).toEqual({ events: [e1, e2, e3], next_cursor: null });
     expect(t.api.requests.map((q) => `${q.path}?${q.search}`)).toEqual([
       `/api/v1/agent-events?project_id=p1&run_id=${RUN_A}&category=context&context_source_id=doc-7&limit=500`,
-      `/api/v1/agent-events?project_id=p1&run_id=${RUN_A}&category=context&context_source_id=doc-7&cursor=n2&limit=500`,
+      `/api/v1/agent-events?project_id=p1&run_id=${RUN_A}&category=context&context_source_id=doc-7&limit=500&cursor=n2`,
     ]);
     const table = await svc(['agent-runs', 'context', RUN_A, '-o', 'table']);
     expect(table.stdout.split('\n')).toEqual([

@@ -6,8 +6,8 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { Context } from '../context.js';
 import { nonEmpty, positiveInt } from '../flags.js';
 import { renderTable, type Cell } from '../output.js';
-import { readQueryPages } from '../query-pages.js';
-import { resolveTimeRange } from '../time.js';
+import { readPages } from '../paged.js';
+import { windowQuery } from '../time.js';
 
 export const RUN_STATUSES = ['completed', 'failed', 'timed_out', 'cancelled', 'max_steps'] as const;
 export const MAX_RUN_LIMIT = 200;
@@ -156,21 +156,14 @@ export function registerAgentRuns(program: Command, ctx: Context): void {
         all?: boolean;
       }) => {
         // This route takes RFC 3339 only: durations are resolved here, against one clock reading.
-        const range = resolveTimeRange(opts, ctx.now);
-        const { items, next_cursor } = await readQueryPages<Run>(
-          ctx,
-          '/agent-runs',
-          'runs',
-          {
-            project_id: projectId(),
-            status: opts.status,
-            session_key: opts.session,
-            observation_key: opts.agent,
-            since: range.start?.rfc3339,
-            until: range.end?.rfc3339,
-          },
-          opts,
-        );
+        const window = windowQuery(opts, ctx.now);
+        const { items, next_cursor } = await readPages<Run>(ctx, '/agent-runs', 'runs', opts, {
+          project_id: projectId(),
+          status: opts.status,
+          session_key: opts.session,
+          observation_key: opts.agent,
+          ...window,
+        });
         ctx.print({ runs: items, next_cursor }, () => renderTable(RUN_HEADERS, items.map(runRow), { color: ctx.color }));
         if (next_cursor !== null && ctx.format === 'table') ctx.note(`more runs: pass --cursor ${next_cursor} (or --all)`);
       },
@@ -199,13 +192,12 @@ export function registerAgentRuns(program: Command, ctx: Context): void {
     .argument('<run_id>', 'run id (the trace id, 32 hex)')
     .option('--source <context_source_id>', 'only events naming this context source (an assembly source or a removed source)', nonEmpty('--source'))
     .action(async (runId: string, opts: { source?: string }) => {
-      const { items } = await readQueryPages<AgentEvent>(
-        ctx,
-        '/agent-events',
-        'events',
-        { project_id: projectId(), run_id: runId, category: 'context', context_source_id: opts.source },
-        { limit: EVENT_PAGE, all: true },
-      );
+      const { items } = await readPages<AgentEvent>(ctx, '/agent-events', 'events', { limit: EVENT_PAGE, all: true }, {
+        project_id: projectId(),
+        run_id: runId,
+        category: 'context',
+        context_source_id: opts.source,
+      });
       ctx.print({ events: items, next_cursor: null }, () =>
         renderTable(
           ['TIME', 'STEP', 'KIND', 'SUMMARY'],

@@ -6,6 +6,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { Context } from '../context.js';
 import { nonEmpty, positiveInt, requireYes } from '../flags.js';
 import { renderTable, type Cell } from '../output.js';
+import { readPages } from '../paged.js';
 
 export const MAX_USD_PER_MILLION = 10_000;
 
@@ -17,11 +18,6 @@ export interface LlmPrice {
   output_usd_per_million_tokens: number;
   updated_at: string;
   updated_by: { user_id: string | null; api_key_id: string | null };
-}
-
-interface PricePage {
-  prices?: LlmPrice[];
-  next_cursor?: string | null;
 }
 
 const HEADERS = ['MODEL', 'PROVIDER', 'INPUT_USD_PER_MTOK', 'OUTPUT_USD_PER_MTOK', 'UPDATED_AT'];
@@ -50,20 +46,10 @@ export function registerLlm(program: Command, ctx: Context): void {
     .option('--cursor <cursor>', 'continue from a next_cursor')
     .option('--all', 'follow next_cursor until the last page')
     .action(async (opts: { model?: string; limit?: number; cursor?: string; all?: boolean }) => {
-      const client = ctx.client();
-      const prices: LlmPrice[] = [];
-      const seen = new Set<string>();
-      let cursor = opts.cursor;
-      let next: string | null;
-      for (;;) {
-        const page = await client.get<PricePage>('/llm/pricing', { query: { project_id: projectId(), model: opts.model, limit: opts.limit, cursor } });
-        prices.push(...(page?.prices ?? []));
-        next = page?.next_cursor ?? null;
-        if (!opts.all || next === null || seen.has(next)) break;
-        seen.add(next);
-        cursor = next;
-      }
-      if (opts.all) next = null;
+      const { items: prices, next_cursor: next } = await readPages<LlmPrice>(ctx, '/llm/pricing', 'prices', opts, {
+        project_id: projectId(),
+        model: opts.model,
+      });
       ctx.print({ prices, next_cursor: next }, () => renderTable(HEADERS, prices.map(row), { color: ctx.color }));
       if (next !== null && ctx.format === 'table') ctx.note(`more prices: svc llm pricing list --cursor ${next}`);
     });

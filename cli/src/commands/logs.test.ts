@@ -57,7 +57,7 @@ describe('svc logs query', () => {
       limit: ['50'],
     });
     await svc(['logs', 'query', '--query', 'x', '--limit', '1000', '--cursor', 'c9']);
-    expect(t.api.requests[1].search).toBe('q=x&sort=timestamp_desc&cursor=c9&limit=1000');
+    expect(t.api.requests[1].search).toBe('q=x&sort=timestamp_desc&limit=1000&cursor=c9');
   });
 
   it('prints TIMESTAMP, SEVERITY, SERVICE, BODY; the body is cut and flattened in tables only', async () => {
@@ -86,7 +86,7 @@ describe('svc logs query', () => {
     expect(JSON.parse(r.stdout)).toEqual({ logs: [log('l1'), log('l2')], next_cursor: null });
     expect(t.api.requests.map((q) => q.search)).toEqual([
       'service=checkout&sort=timestamp_desc&limit=1',
-      'service=checkout&sort=timestamp_desc&cursor=c2&limit=1',
+      'service=checkout&sort=timestamp_desc&limit=1&cursor=c2',
     ]);
   });
 

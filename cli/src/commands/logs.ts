@@ -10,10 +10,10 @@ import { CliError, ExitCode, usageError, type ExitCodeValue } from '../errors.js
 import { collect, integerInRange, nonEmpty, positiveInt, requireYes } from '../flags.js';
 import type { Query } from '../http.js';
 import { renderTable, type Cell } from '../output.js';
-import { readQueryPages } from '../query-pages.js';
+import { readPages } from '../paged.js';
 import { realSleep } from '../session.js';
 import { readSse } from '../sse.js';
-import { resolveTimeRange } from '../time.js';
+import { windowQuery } from '../time.js';
 
 export const SEVERITIES = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 export const SORTS = ['timestamp_desc', 'timestamp_asc'] as const;
@@ -104,12 +104,6 @@ function filterQuery(opts: FilterOpts): Query {
   return { service: opts.service, severity: opts.severity, q: opts.query, trace_id: opts.traceId, attr: opts.attr };
 }
 
-/** --since/--until resolved against one clock reading (durations become RFC 3339 here). */
-function windowQuery(ctx: Context, opts: WindowOpts): { since?: string; until?: string } {
-  const range = resolveTimeRange(opts, ctx.now);
-  return { since: range.start?.rfc3339, until: range.end?.rfc3339 };
-}
-
 /** A body on one line, cut to `width` characters with an ellipsis. */
 export function oneLine(text: string | null | undefined, width = BODY_WIDTH): string | undefined {
   if (text === null || text === undefined) return undefined;
@@ -139,8 +133,8 @@ export function registerLogs(program: Command, ctx: Context): void {
     .option('--cursor <cursor>', 'continue from a next_cursor (of the same query and sort)')
     .option('--all', 'follow next_cursor until the last page')
     .action(async (opts: FilterOpts & WindowOpts & { limit: number; sort: string; cursor?: string; all?: boolean }) => {
-      const query: Query = { project_id: projectId(), ...windowQuery(ctx, opts), ...filterQuery(opts), sort: opts.sort };
-      const { items, next_cursor } = await readQueryPages<LogRecord>(ctx, '/logs', 'logs', query, opts);
+      const query: Query = { project_id: projectId(), ...windowQuery(opts, ctx.now), ...filterQuery(opts), sort: opts.sort };
+      const { items, next_cursor } = await readPages<LogRecord>(ctx, '/logs', 'logs', opts, query);
       ctx.print({ logs: items, next_cursor }, () => renderTable(LOG_HEADERS, items.map(logRow), { color: ctx.color }));
       if (next_cursor !== null && ctx.format === 'table') ctx.note(`more logs: pass --cursor ${next_cursor} (or --all)`);
     });
@@ -159,7 +153,7 @@ export function registerLogs(program: Command, ctx: Context): void {
     if (new Set(groupBy).size !== groupBy.length) throw usageError('--group-by keys must differ');
     checkFilters(opts);
     const body: Record<string, unknown> = {};
-    const w = windowQuery(ctx, opts);
+    const w = windowQuery(opts, ctx.now);
     if (w.since !== undefined) body.since = w.since;
     if (w.until !== undefined) body.until = w.until;
     if (opts.step !== undefined) body.step = opts.step;
@@ -175,7 +169,7 @@ export function registerLogs(program: Command, ctx: Context): void {
 
   addWindow(addFilters(logs.command('fields').description('attribute keys of the matching logs with counts and top values'))).action(
     async (opts: FilterOpts & WindowOpts) => {
-      const query: Query = { project_id: projectId(), ...windowQuery(ctx, opts), ...filterQuery(opts) };
+      const query: Query = { project_id: projectId(), ...windowQuery(opts, ctx.now), ...filterQuery(opts) };
       const res = await ctx.client().get<FieldsResponse>('/logs/fields', { query });
       ctx.print(res, () =>
         renderTable(
@@ -200,7 +194,7 @@ export function registerLogs(program: Command, ctx: Context): void {
   addWindow(addFilters(logs.command('patterns').description('log bodies grouped into patterns (numbers, ids, quoted strings masked)')))
     .option('--limit <n>', `patterns returned (server default 50, at most ${MAX_PATTERN_LIMIT})`, positiveInt('--limit', MAX_PATTERN_LIMIT))
     .action(async (opts: FilterOpts & WindowOpts & { limit?: number }) => {
-      const query: Query = { project_id: projectId(), ...windowQuery(ctx, opts), ...filterQuery(opts), limit: opts.limit };
+      const query: Query = { project_id: projectId(), ...windowQuery(opts, ctx.now), ...filterQuery(opts), limit: opts.limit };
       const res = await ctx.client().get<PatternsResponse>('/logs/patterns', { query });
       ctx.print(res, () =>
         renderTable(
@@ -248,7 +242,7 @@ export function registerLogs(program: Command, ctx: Context): void {
       throw usageError(
         'logs delete needs --log-id, or --since and --until with at least one of --service, --trace-id, -q, --attr (--severity only narrows)',
       );
-    const query: Query = { project_id: projectId(), log_id: opts.logId, ...windowQuery(ctx, opts), ...filterQuery(opts) };
+    const query: Query = { project_id: projectId(), log_id: opts.logId, ...windowQuery(opts, ctx.now), ...filterQuery(opts) };
     requireYes(opts.yes, opts.logId !== undefined ? `deleting log ${opts.logId}` : 'deleting logs');
     const res = await ctx.client().delete<{ deleted: number }>('/logs', { query });
     ctx.print(res, () => `Deleted ${res?.deleted ?? 0} log record${res?.deleted === 1 ? '' : 's'}\n`);

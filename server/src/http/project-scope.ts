@@ -18,3 +18,9 @@ export async function resolveProject(principal: Principal, projects: ProjectServ
   if (named === undefined) throw invalidRequest('project_id is required for organization-level credentials');
   return projects.get(principal, named);
 }
+
+/** `resolveProject` bound to the project service, for a request that carries the selector as `project_id` in its query string. */
+export function requestProject(projects: ProjectService) {
+  return (req: { principal: Principal; query: { project_id?: string } }): Promise<ProjectRecord> =>
+    resolveProject(req.principal, projects, req.query.project_id);
+}

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { invalidRequest } from '../../http/errors.js';
 import { decodeCursor, encodeCursor, type LimitRule } from '../../http/pagination.js';
 import { listParam } from '../../http/query.js';
+import { TRACE_ID_PATTERN } from '../traces/query-rules.js';
 import { CANONICAL_OPERATIONS, EVENT_CATEGORIES, RUN_STATUSES } from './model.js';
 
 // Page sizes (spec 1 "Pagination" rule 4: each endpoint applies its own default and maximum). An explicit
@@ -30,7 +31,8 @@ export const MAX_EVENT_WINDOW_US = 24 * US_PER_HOUR;
 /** "an agent identity with a bounded window": our bound for the identity anchor. */
 export const MAX_IDENTITY_WINDOW_US = 7 * 24 * US_PER_HOUR;
 
-export const RUN_ID_PATTERN = '^[0-9a-fA-F]{32}$';
+/** A run id is the trace id of the run. */
+export const RUN_ID_PATTERN = TRACE_ID_PATTERN;
 
 const RFC3339 = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$/;
 
@@ -44,13 +46,6 @@ export function parseMicros(field: string, value: string): number {
   if (Number.isNaN(ms)) throw invalidRequest(`${field} is not a valid RFC 3339 timestamp`);
   const micros = frac ? Number(frac.slice(0, 6).padEnd(6, '0')) : 0;
   return (ms + (leap ? 1000 : 0)) * 1000 + micros;
-}
-
-/** Microseconds since the epoch as RFC 3339 UTC with six fractional digits. */
-export function isoMicros(us: number): string {
-  const ms = Math.floor(us / 1000);
-  const rest = us - ms * 1000;
-  return new Date(ms).toISOString().replace('Z', `${String(rest).padStart(3, '0')}Z`);
 }
 
 /** Duration in milliseconds (fractional: microsecond precision). */

@@ -2,8 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { resolveProject } from '../../http/project-scope.js';
-import { errors } from '../../http/schemas.js';
+import { requestProject } from '../../http/project-scope.js';
+import { errors, ProjectQuery } from '../../http/schemas.js';
 import {
   IdentityParams,
   Identity,
@@ -17,7 +17,6 @@ import {
   ListSessionsResponse,
   ListTurnsQuery,
   ListTurnsResponse,
-  ProjectQuery,
   Run,
   RunGraphResponse,
   RunParams,
@@ -31,8 +30,7 @@ const read = { scope: 'agents:read' };
 // `ctx.agentRuns` is read per request (tests may swap the service, e.g. for one with fake prices).
 export function agentRunRoutes(base: FastifyInstance, ctx: AppContext) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  const project = (req: { principal: Parameters<typeof resolveProject>[0]; query: { project_id?: string } }) =>
-    resolveProject(req.principal, ctx.projects, req.query.project_id);
+  const project = requestProject(ctx.projects);
 
   app.get(
     '/agent-runs',

@@ -1,7 +1,7 @@
 /** TypeBox schemas of the agent reads (docs/agent-model.md; spec 1 "AI execution", spec 2 "Agent events and receipts"). */
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { ProjectSelectorQuery } from '../../http/schemas.js';
+import { ProjectSelectorQuery, stringEnum } from '../../http/schemas.js';
 import { GROUP_COST_REASONS, RUN_COST_REASONS } from './cost.js';
 import { CANONICAL_OPERATIONS, CONTEXT_KINDS, EVENT_CATEGORIES, MEMORY_TRUST_LABELS, OUTCOMES, RUN_STATUSES } from './model.js';
 import {
@@ -15,10 +15,6 @@ import {
   SESSION_LIMIT,
   TURN_LIMIT,
 } from './request-rules.js';
-
-function stringEnum<T extends string>(values: readonly T[], opts: { description?: string } = {}): TSchema & { static: T } {
-  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...opts }) as TSchema & { static: T };
-}
 
 const Timestamp = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 const Count = Type.Integer({ minimum: 0 });
@@ -87,8 +83,6 @@ export const ListRunsResponse = Type.Object({
 export const RunParams = Type.Object({
   run_id: Type.String({ pattern: RUN_ID_PATTERN, description: '32 hexadecimal characters; malformed is 400, unknown or of another project 404' }),
 });
-
-export const ProjectQuery = Type.Object({ ...ProjectSelectorQuery }, { additionalProperties: false });
 
 // ---- graph
 

@@ -6,7 +6,13 @@
  * The adapter computes what needs every span of a trace (the run's root, the session and turn
  * fallbacks, the derived status, the step counts); the service applies the remaining rules (cost,
  * terminal reason, views). Rows of another project are never read: every method takes the project.
+ *
+ * A span stored more than once (OTLP clients retry an export after a timeout, and each delivery is
+ * stored) is read once: rows are told apart by (trace id, span id), the first ingested copy is the one
+ * read, and span events by (trace id, span id, position). Runs, steps, counts, costs and events are the
+ * same after a retried export as after a single one.
  */
+import type { SpanRow } from '../traces/store.js';
 
 /** One run: its root span's columns and the counts over the trace's other spans. */
 export interface RunRow {
@@ -36,13 +42,8 @@ export interface RunRow {
 }
 
 /** Model steps of a run with the same usage, counted (the cost is per step, so equal steps cost the same). */
-export interface ModelUsageRow {
+export interface ModelUsageRow extends Pick<AgentSpanColumns, 'provider' | 'model' | 'inputTokens' | 'outputTokens' | 'reportedCostNanos'> {
   traceId: string;
-  provider: string | null;
-  model: string | null;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  reportedCostNanos: number | null;
   steps: number;
 }
 
@@ -65,15 +66,26 @@ export interface RunPosition {
   traceId: string;
 }
 
-export interface StepRow {
-  spanId: string;
-  parentSpanId: string | null;
-  name: string;
+/**
+ * The agent-model columns of one stored span, as ingestion derives them from the span alone
+ * (docs/agent-model.md; ingest/otlp/agent-derive.ts) and the reads aggregate them. The one definition of
+ * this shape: the span row the writer stores and the rows these reads return are built from it.
+ */
+export interface AgentSpanColumns {
+  /** `gen_ai.operation.name` as sent. */
+  operationName: string | null;
+  /** CANONICAL_OPERATION_*, _UNKNOWN when nothing maps. */
   canonicalOperation: string;
   responseStatus: string | null;
+  /** OUTCOME_OK | OUTCOME_ERROR | OUTCOME_CANCELLED, null when unset. */
   outcome: string | null;
-  startUs: number;
-  endUs: number;
+  agentName: string | null;
+  agentId: string | null;
+  observationKey: string | null;
+  sessionKey: string | null;
+  turnId: string | null;
+  runStatus: string | null;
+  terminalReason: string | null;
   toolName: string | null;
   model: string | null;
   provider: string | null;
@@ -85,10 +97,33 @@ export interface StepRow {
   memoryStore: string | null;
   memoryProvenance: string | null;
   memoryTrustLabel: string | null;
+  /** Accepted context events of the span (the step is instrumented when > 0). */
   contextEvents: number;
-  /** The span's attribute map as stored (JSON text); the service returns only the allow-list. */
-  attributes: string;
 }
+
+/**
+ * One step: the span's own columns and its agent-model columns. `attributes` is the span's attribute map
+ * as stored (JSON text); the service returns only the allow-list.
+ */
+export type StepRow = Pick<SpanRow, 'spanId' | 'parentSpanId' | 'name' | 'startUs' | 'endUs' | 'attributes'> &
+  Pick<
+    AgentSpanColumns,
+    | 'canonicalOperation'
+    | 'responseStatus'
+    | 'outcome'
+    | 'toolName'
+    | 'model'
+    | 'provider'
+    | 'inputTokens'
+    | 'outputTokens'
+    | 'reportedCostNanos'
+    | 'safetyCheck'
+    | 'memoryItemId'
+    | 'memoryStore'
+    | 'memoryProvenance'
+    | 'memoryTrustLabel'
+    | 'contextEvents'
+  >;
 
 export interface SessionRow {
   sessionKey: string;
@@ -166,6 +201,13 @@ export interface SightingRow {
   apiKeyId: string;
   firstSeenUs: number;
   lastSeenUs: number;
+  /**
+   * Deliveries of invoke_agent spans of the key by the credential: a span the client sent again (a
+   * retried export) counts again. Telling a retry from a new sighting would need a lookup of every
+   * received invoke_agent span among the stored ones in each ingest commit (the spans table has no
+   * index), and spans dropped by sampling are counted without being stored at all; the runs, which
+   * count each span once, are the count of distinct runs.
+   */
   sightingCount: number;
 }
 

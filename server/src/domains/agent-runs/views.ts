@@ -4,6 +4,7 @@
  * events none at all).
  */
 import type { Static } from '@sinclair/typebox';
+import { isoMicros } from '../traces/query-rules.js';
 import type { Cost, RunCostReason, StepCost } from './cost.js';
 import {
   ATTR,
@@ -19,7 +20,7 @@ import {
   type RunStatus,
 } from './model.js';
 import type { AgentEvent, Identity, Run, Step } from './schemas.js';
-import { durationMs, isoMicros } from './request-rules.js';
+import { durationMs } from './request-rules.js';
 import type { EventRow, RunRow, SightingRow, StepRow } from './store.js';
 
 /** Copies the members whose value is not null/undefined. */

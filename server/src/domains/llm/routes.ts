@@ -9,9 +9,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { invalidRequest } from '../../http/errors.js';
 import { decodeCursor, page, readLimit } from '../../http/pagination.js';
-import { resolveProject } from '../../http/project-scope.js';
-import { errors } from '../../http/schemas.js';
-import { DeleteLlmPriceQuery, ListLlmPricesQuery, ListLlmPricesResponse, LlmPriceEntry, LlmPricingQuery, PutLlmPriceBody } from './schemas.js';
+import { requestProject } from '../../http/project-scope.js';
+import { errors, ProjectQuery } from '../../http/schemas.js';
+import { DeleteLlmPriceQuery, ListLlmPricesQuery, ListLlmPricesResponse, LlmPriceEntry, PutLlmPriceBody } from './schemas.js';
 import { priceView } from './service.js';
 
 const tags = ['llm'];
@@ -22,6 +22,7 @@ const ACTOR_FIELDS = ['updated_by', 'updated_at', 'updated_by_user_id', 'updated
 export function llmRoutes(base: FastifyInstance, ctx: AppContext) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   const svc = ctx.llmPricing;
+  const project = requestProject(ctx.projects);
 
   app.get(
     '/llm/pricing',
@@ -38,11 +39,11 @@ export function llmRoutes(base: FastifyInstance, ctx: AppContext) {
       },
     },
     async (req) => {
-      const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
+      const { id: projectId } = await project(req);
       const limit = readLimit(req.query.limit, { default: 100, max: 200 });
       const after = decodeCursor(req.query.cursor);
       if (after && typeof after.k !== 'string') throw invalidRequest('cursor is malformed or expired');
-      const rows = await svc.list(project.id, {
+      const rows = await svc.list(projectId, {
         model: req.query.model,
         limit,
         after: after && { model: String(after.k), provider: after.id === '' ? null : after.id },
@@ -70,15 +71,12 @@ export function llmRoutes(base: FastifyInstance, ctx: AppContext) {
           'Upserts the entry (project, model, provider); `provider` omitted or null is the any-provider entry. ' +
           'Answers 200 with the entry; an identical PUT changes nothing (not even `updated_at`) and answers the stored entry. ' +
           '`updated_by` comes from the credential. A project holds at most 10000 entries (409 beyond).',
-        querystring: LlmPricingQuery,
+        querystring: ProjectQuery,
         body: PutLlmPriceBody,
         response: { 200: LlmPriceEntry, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (req) => {
-      const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
-      return priceView(await svc.put(req.principal, project, req.body));
-    },
+    async (req) => priceView(await svc.put(req.principal, await project(req), req.body)),
   );
 
   app.delete(
@@ -96,8 +94,7 @@ export function llmRoutes(base: FastifyInstance, ctx: AppContext) {
       },
     },
     async (req, reply) => {
-      const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
-      await svc.delete(project.id, req.query.model, req.query.provider);
+      await svc.delete((await project(req)).id, req.query.model, req.query.provider);
       return reply.code(204).send();
     },
   );

@@ -61,8 +61,6 @@ export const PutLlmPriceBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const LlmPricingQuery = Type.Object({ ...ProjectSelectorQuery }, { additionalProperties: false });
-
 export const ListLlmPricesQuery = Type.Object(
   { ...ProjectSelectorQuery, ...PageQuery, model: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'only the entries of this exact model' })) },
   { additionalProperties: false },

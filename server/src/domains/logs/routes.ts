@@ -4,8 +4,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { presentedCredential } from '../../http/auth.js';
 import { unauthorized } from '../../http/errors.js';
-import { resolveProject } from '../../http/project-scope.js';
-import { errors } from '../../http/schemas.js';
+import { requestProject } from '../../http/project-scope.js';
+import { errors, ProjectQuery } from '../../http/schemas.js';
 import { openSse } from '../../http/sse.js';
 import { readCookie, SESSION_COOKIE } from '../sessions/cookies.js';
 import { mayReadContent } from '../traces/query-rules.js';
@@ -21,7 +21,6 @@ import {
   LogParams,
   LogPatternsQuery,
   LogPatternsResponse,
-  ProjectQuery,
   SearchLogsQuery,
   SearchLogsResponse,
   TailLogsQuery,
@@ -34,6 +33,7 @@ const read = { scope: LOGS_READ };
 export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   const svc = ctx.logs;
+  const project = requestProject(ctx.projects);
   // Open tails hold their connections; a shutdown ends them (without the final event) so close() can finish.
   app.addHook('preClose', async () => ctx.logTail.closeAll());
 
@@ -48,10 +48,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
         response: { 200: SearchLogsResponse, ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => {
-      const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
-      return svc.search(req.principal, project.id, req.query);
-    },
+    async (req) => svc.search(req.principal, (await project(req)).id, req.query),
   );
 
   // Only reads: like GET, only its refusals are audited.
@@ -67,10 +64,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
         response: { 200: AggregateLogsResponse, ...errors(400, 401, 403, 404, 429) },
       },
     },
-    async (req) => {
-      const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
-      return svc.aggregate(req.principal, project.id, req.body);
-    },
+    async (req) => svc.aggregate(req.principal, (await project(req)).id, req.body),
   );
 
   app.get(
@@ -84,10 +78,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
         response: { 200: LogFieldsResponse, ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => {
-      const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
-      return svc.fields(req.principal, project.id, req.query);
-    },
+    async (req) => svc.fields(req.principal, (await project(req)).id, req.query),
   );
 
   app.get(
@@ -101,10 +92,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
         response: { 200: LogPatternsResponse, ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => {
-      const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
-      return svc.patterns(req.principal, project.id, req.query);
-    },
+    async (req) => svc.patterns(req.principal, (await project(req)).id, req.query),
   );
 
   app.get(
@@ -119,10 +107,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
         response: { 200: LogContextResponse, ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => {
-      const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
-      return svc.context(req.principal, project.id, req.params.logId, req.query);
-    },
+    async (req) => svc.context(req.principal, (await project(req)).id, req.params.logId, req.query),
   );
 
   app.delete(
@@ -136,10 +121,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
         response: { 200: DeleteLogsResponse, ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => {
-      const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
-      return svc.delete(req.principal, project.id, req.query);
-    },
+    async (req) => svc.delete(req.principal, (await project(req)).id, req.query),
   );
 
   app.get(
@@ -157,17 +139,17 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
       },
     },
     async (req, reply) => {
-      const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
-      const filter = logFilter(req.principal, project.id, req.query);
+      const { id: projectId } = await project(req);
+      const filter = logFilter(req.principal, projectId, req.query);
       // HEAD (added by the framework for GET) answers the headers without opening a tail.
       if (req.method === 'HEAD') return reply.type('text/event-stream; charset=utf-8').send('');
       const secret = presentedCredential(req)?.secret ?? readCookie(req, SESSION_COOKIE);
       if (secret === undefined) throw unauthorized();
       ctx.logTail.checkCapacity(req.principal.orgId);
       const lastEventId = req.headers['last-event-id'];
-      const start = await ctx.logTail.startPosition(project.id, typeof lastEventId === 'string' ? lastEventId.trim() : undefined);
+      const start = await ctx.logTail.startPosition(projectId, typeof lastEventId === 'string' ? lastEventId.trim() : undefined);
       const sse = openSse(req, reply);
-      ctx.logTail.run({ sse, principal: req.principal, secret, projectId: project.id, filter, showContent: mayReadContent(req.principal, project.id) }, start);
+      ctx.logTail.run({ sse, principal: req.principal, secret, projectId, filter, showContent: mayReadContent(req.principal, projectId) }, start);
       return reply;
     },
   );

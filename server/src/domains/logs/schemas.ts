@@ -1,10 +1,10 @@
 /** TypeBox schemas of `/logs` and `/stream/logs` (spec 1, "Raw observability"; the fields are ours, see service.ts). */
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { ProjectSelectorQuery } from '../../http/schemas.js';
+import { ProjectSelectorQuery, stringEnum } from '../../http/schemas.js';
 import { STEPS, type Step } from '../metrics/request-rules.js';
 import { MAX_ATTR_KEYS, MAX_ATTR_VALUES, TRACE_ID_PATTERN } from '../traces/query-rules.js';
-import { AttrQuery, RfcTime, ServiceQuery, stringEnum, WindowQuery } from '../traces/schemas.js';
+import { AttrQuery, Attributes, RfcTime, ServiceQuery, WindowQuery, Withheld } from '../traces/schemas.js';
 import { SEVERITIES, type Severity } from './severity.js';
 
 export const LOG_SORTS = ['timestamp_desc', 'timestamp_asc'] as const;
@@ -25,9 +25,8 @@ export const LogFilterQuery = {
   attr: AttrQuery,
 };
 
-const Attributes = Type.Record(Type.String(), Type.Unknown(), {
-  description: 'OTLP attributes as JSON: strings, numbers (integers beyond 2^53 as strings), booleans, arrays, maps; bytes as base64',
-});
+/** The query of a log read over a window: the project, the window and the filters. */
+const WindowedLogQuery = { ...ProjectSelectorQuery, ...WindowQuery, ...LogFilterQuery };
 
 export const LogRecord = Type.Object(
   {
@@ -45,9 +44,7 @@ export const LogRecord = Type.Object(
     scope_name: Type.Optional(Type.String({ description: 'instrumentation scope (logger name)' })),
     attributes: Attributes,
     resource_attributes: Attributes,
-    withheld_attribute_keys: Type.Optional(
-      Type.Array(Type.String(), { description: 'recorded-content attribute keys left out because the credential lacks agents:content:read' }),
-    ),
+    withheld_attribute_keys: Withheld,
   },
   { description: 'a log record' },
 );
@@ -72,8 +69,6 @@ export const SearchLogsResponse = Type.Object({
 });
 
 // ---- POST /logs/aggregate
-
-export const ProjectQuery = Type.Object({ ...ProjectSelectorQuery }, { additionalProperties: false });
 
 export const AggregateLogsBody = Type.Object(
   {
@@ -123,7 +118,7 @@ export const AggregateLogsResponse = Type.Object({
 
 // ---- GET /logs/fields
 
-export const LogFieldsQuery = Type.Object({ ...ProjectSelectorQuery, ...WindowQuery, ...LogFilterQuery }, { additionalProperties: false });
+export const LogFieldsQuery = Type.Object({ ...WindowedLogQuery }, { additionalProperties: false });
 export type LogFieldsQuery = Static<typeof LogFieldsQuery>;
 
 export const LogFieldsResponse = Type.Object({
@@ -149,9 +144,7 @@ export const LogFieldsResponse = Type.Object({
 
 export const LogPatternsQuery = Type.Object(
   {
-    ...ProjectSelectorQuery,
-    ...WindowQuery,
-    ...LogFilterQuery,
+    ...WindowedLogQuery,
     limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295, description: 'patterns returned, default 50, 1 to 200' })),
   },
   { additionalProperties: false },
@@ -199,9 +192,7 @@ export const LogContextResponse = Type.Object({
 
 export const DeleteLogsQuery = Type.Object(
   {
-    ...ProjectSelectorQuery,
-    ...WindowQuery,
-    ...LogFilterQuery,
+    ...WindowedLogQuery,
     log_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'one log record' })),
   },
   { additionalProperties: false },

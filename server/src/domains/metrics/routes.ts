@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { resolveProject } from '../../http/project-scope.js';
-import { errors } from '../../http/schemas.js';
+import { errors, ProjectQuery } from '../../http/schemas.js';
 import {
   AggregateMetricBody,
   AggregateMetricResponse,
@@ -15,7 +15,6 @@ import {
   ListMetricNamesQuery,
   ListMetricNamesResponse,
   MetricNameParams,
-  ProjectQuery,
 } from './schemas.js';
 
 const tags = ['metrics'];

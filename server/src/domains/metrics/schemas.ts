@@ -1,6 +1,6 @@
 /** TypeBox schemas of the metrics endpoints (spec 1, "Metrics endpoints"). */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ProjectSelectorQuery } from '../../http/schemas.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { ProjectSelectorQuery, stringEnum } from '../../http/schemas.js';
 import {
   AGGREGATIONS,
   LABEL_KEY_MAX_LENGTH,
@@ -13,11 +13,6 @@ import {
   type Step,
 } from './request-rules.js';
 import type { Aggregation, MetricType } from './store.js';
-
-/** A string enum as a plain `enum` keyword, so an unknown value gets "must be one of: ..." naming the allowed ones. */
-function stringEnum<T extends string>(values: readonly T[], opts: { description?: string; default?: T } = {}): TSchema & { static: T } {
-  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...opts }) as TSchema & { static: T };
-}
 
 const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339' });
 
@@ -70,8 +65,6 @@ export const ListMetricLabelsResponse = Type.Object({
 });
 
 // ---- POST /metrics/aggregate
-
-export const ProjectQuery = Type.Object({ ...ProjectSelectorQuery }, { additionalProperties: false });
 
 export const AggregateMetricBody = Type.Object(
   {

@@ -2,8 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { resolveProject } from '../../http/project-scope.js';
-import { errors } from '../../http/schemas.js';
+import { requestProject } from '../../http/project-scope.js';
+import { errors, ProjectQuery } from '../../http/schemas.js';
 import {
   DeleteTraceResponse,
   ListServicesQuery,
@@ -11,16 +11,17 @@ import {
   SearchTracesQuery,
   SearchTracesResponse,
   TraceParams,
-  TraceQuery,
   TraceResponse,
 } from './schemas.js';
 import { TRACES_DELETE, TRACES_READ } from './service.js';
 
 const tags = ['traces'];
+const read = { scope: TRACES_READ };
 
 export function tracesRoutes(base: FastifyInstance, ctx: AppContext) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   const svc = ctx.traces;
+  const project = requestProject(ctx.projects);
 
   // Needs traces:read or logs:read: checked by the service (the hook checks one scope).
   app.get(
@@ -33,16 +34,13 @@ export function tracesRoutes(base: FastifyInstance, ctx: AppContext) {
         response: { 200: ListServicesResponse, ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => {
-      const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
-      return svc.services(req.principal, project.id, req.query);
-    },
+    async (req) => svc.services(req.principal, (await project(req)).id, req.query),
   );
 
   app.get(
     '/traces',
     {
-      config: { scope: TRACES_READ },
+      config: read,
       schema: {
         tags,
         summary: 'search traces: a trace matches when one of its spans starting in the window meets every span condition',
@@ -50,28 +48,22 @@ export function tracesRoutes(base: FastifyInstance, ctx: AppContext) {
         response: { 200: SearchTracesResponse, ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => {
-      const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
-      return svc.search(req.principal, project.id, req.query);
-    },
+    async (req) => svc.search(req.principal, (await project(req)).id, req.query),
   );
 
   app.get(
     '/traces/:traceId',
     {
-      config: { scope: TRACES_READ },
+      config: read,
       schema: {
         tags,
         summary: 'one trace as a span tree, with attributes, resource attributes and span events',
         params: TraceParams,
-        querystring: TraceQuery,
+        querystring: ProjectQuery,
         response: { 200: TraceResponse, ...errors(400, 401, 403, 404, 429) },
       },
     },
-    async (req) => {
-      const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
-      return svc.get(req.principal, project.id, req.params.traceId);
-    },
+    async (req) => svc.get(req.principal, (await project(req)).id, req.params.traceId),
   );
 
   app.delete(
@@ -82,13 +74,10 @@ export function tracesRoutes(base: FastifyInstance, ctx: AppContext) {
         tags,
         summary: 'delete every span and span event of a trace; not undone by revoking the credential',
         params: TraceParams,
-        querystring: TraceQuery,
+        querystring: ProjectQuery,
         response: { 200: DeleteTraceResponse, ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => {
-      const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
-      return svc.delete(project.id, req.params.traceId);
-    },
+    async (req) => svc.delete((await project(req)).id, req.params.traceId),
   );
 }

@@ -1,13 +1,9 @@
 /** TypeBox schemas of `/services` and `/traces` (spec 1, "Raw observability"; the fields are ours, see service.ts). */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { ProjectSelectorQuery } from '../../http/schemas.js';
+import { ProjectSelectorQuery, stringEnum } from '../../http/schemas.js';
 import { MAX_ATTR_KEYS, MAX_ATTR_VALUES, TRACE_ID_PATTERN } from './query-rules.js';
 import { SPAN_STATUSES, type SpanStatus } from './store.js';
-
-export function stringEnum<T extends string>(values: readonly T[], opts: { description?: string; default?: T } = {}): TSchema & { static: T } {
-  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...opts }) as TSchema & { static: T };
-}
 
 export const Time = Type.String({
   description: 'RFC 3339 timestamp (e.g. 2024-06-01T12:00:00Z) or a positive duration before now (30m, 6h, 7d; units s, m, h, d, w)',
@@ -28,10 +24,10 @@ export const ServiceQuery = Type.Optional(
 );
 
 export const RfcTime = Type.String({ format: 'date-time', description: 'RFC 3339 UTC with microseconds' });
-const Attributes = Type.Record(Type.String(), Type.Unknown(), {
+export const Attributes = Type.Record(Type.String(), Type.Unknown(), {
   description: 'OTLP attributes as JSON: strings, numbers (integers beyond 2^53 as strings), booleans, arrays, maps; bytes as base64',
 });
-const Withheld = Type.Optional(
+export const Withheld = Type.Optional(
   Type.Array(Type.String(), { description: 'recorded-content attribute keys left out because the credential lacks agents:content:read' }),
 );
 
@@ -99,7 +95,6 @@ export const SearchTracesResponse = Type.Object({
 // ---- GET /traces/{traceId}, DELETE /traces/{traceId}
 
 export const TraceParams = Type.Object({ traceId: Type.String({ pattern: TRACE_ID_PATTERN, description: '32 hex digits (case-insensitive)' }) });
-export const TraceQuery = Type.Object({ ...ProjectSelectorQuery }, { additionalProperties: false });
 
 const SpanEvent = Type.Object({
   name: Type.String(),

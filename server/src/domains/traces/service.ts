@@ -32,7 +32,11 @@
  * - `DELETE /traces/{traceId}` removes every stored span and span event of the trace in the project in one
  *   transaction and answers 200 `{trace_id, deleted: true, spans_deleted, events_deleted}`; a trace with
  *   nothing stored is 404. Logs that name the trace are kept (delete them with `DELETE /logs?trace_id=`).
- *   A deletion is not undone by revoking the credential that made it (Authentication rule 10).
+ *   A deletion is not undone by revoking the credential that made it (Authentication rule 10), nor by
+ *   sending the spans again: the same transaction tombstones the trace, and ingestion leaves out every
+ *   later span of it (a retried or late export), its events and its agent sightings, without rejecting
+ *   them (the export succeeded; the deletion is policy, like sampling). So the trace, its run, graph and
+ *   agent events stay gone. A tombstone is removed only with its project.
  */
 import { invalidRequest, notFound, permissionDenied, tooLarge } from '../../http/errors.js';
 import { decodeCursor, page, readLimit } from '../../http/pagination.js';
@@ -294,7 +298,7 @@ export class TracesService {
 
   async delete(projectId: string, rawTraceId: string) {
     const traceId = normalizeId(rawTraceId);
-    const removed = await this.store.deleteTrace(projectId, traceId);
+    const removed = await this.store.deleteTrace(projectId, traceId, this.clock.now().getTime() * US_PER_MS);
     if (removed.spans === 0 && removed.events === 0) throw notFound('trace');
     return { trace_id: traceId, deleted: true as const, spans_deleted: removed.spans, events_deleted: removed.events };
   }

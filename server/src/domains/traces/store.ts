@@ -100,8 +100,12 @@ export interface TracesStore {
   spans(projectId: string, traceId: string): Promise<SpanRow[]>;
   /** Every span event of the trace, once each, ordered by span id then position. */
   events(projectId: string, traceId: string): Promise<SpanEventRow[]>;
-  /** Removes the trace's spans and span events in one transaction; returns the rows removed. */
-  deleteTrace(projectId: string, traceId: string): Promise<{ spans: number; events: number }>;
+  /**
+   * Removes the trace's spans and span events and, when it removed any, tombstones the trace (stamped
+   * `atUs`), all in one transaction, so that spans of the trace ingested later (a retried or late export)
+   * are left out; returns the rows removed.
+   */
+  deleteTrace(projectId: string, traceId: string, atUs: number): Promise<{ spans: number; events: number }>;
   /** Services seen in the window (non-null service names), ordered by name, at most `limit`, with the total. */
   services(q: ServicesQuery): Promise<{ rows: ServiceRow[]; total: number }>;
 }

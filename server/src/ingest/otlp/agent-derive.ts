@@ -26,32 +26,13 @@ import {
   type EventCategory,
   type Outcome,
 } from '../../domains/agent-runs/model.js';
+import type { AgentSpanColumns } from '../../domains/agent-runs/store.js';
 import type { AnyValue, KeyValue } from './decode.js';
 import { int64ToNumber } from './values.js';
 
-export interface SpanDerivation {
-  operationName: string | null;
-  canonicalOperation: string;
-  responseStatus: string | null;
+/** The agent-model columns of one span (all but its context-event count, known once its events are read). */
+export interface SpanDerivation extends Omit<AgentSpanColumns, 'outcome' | 'contextEvents'> {
   outcome: Outcome | null;
-  agentName: string | null;
-  agentId: string | null;
-  observationKey: string | null;
-  sessionKey: string | null;
-  turnId: string | null;
-  runStatus: string | null;
-  terminalReason: string | null;
-  toolName: string | null;
-  model: string | null;
-  provider: string | null;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  reportedCostNanos: number | null;
-  safetyCheck: boolean;
-  memoryItemId: string | null;
-  memoryStore: string | null;
-  memoryProvenance: string | null;
-  memoryTrustLabel: string | null;
 }
 
 const RUN_STATUS_SET = new Set<string>(RUN_STATUSES);

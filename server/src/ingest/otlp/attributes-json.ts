@@ -5,40 +5,12 @@
  * arrays as arrays, kvlists as objects, bytes as base64. A repeated key keeps its last value.
  */
 import type { AnyValue, Int64, KeyValue } from './decode.js';
-import { int64ToNumber } from './values.js';
-
-function int64Text(v: Int64): string {
-  if (v === null || v === undefined) return '0';
-  if (typeof v === 'number' || typeof v === 'string') return String(v);
-  const high = v.unsigned ? v.high >>> 0 : v.high | 0;
-  return ((BigInt(high) << 32n) | BigInt(v.low >>> 0)).toString();
-}
-
-export function anyValueJson(v: AnyValue | null | undefined): unknown {
-  if (!v) return null;
-  if (v.stringValue !== null && v.stringValue !== undefined) return v.stringValue;
-  if (v.boolValue !== null && v.boolValue !== undefined) return v.boolValue;
-  if (v.intValue !== null && v.intValue !== undefined) {
-    const n = int64ToNumber(v.intValue);
-    return Number.isSafeInteger(n) ? n : int64Text(v.intValue);
-  }
-  if (v.doubleValue !== null && v.doubleValue !== undefined) return Number.isFinite(v.doubleValue) ? v.doubleValue : String(v.doubleValue);
-  if (v.arrayValue) return (v.arrayValue.values ?? []).map(anyValueJson);
-  if (v.kvlistValue) return mapOf(v.kvlistValue.values ?? []);
-  if (v.bytesValue) return Buffer.from(v.bytesValue.buffer, v.bytesValue.byteOffset, v.bytesValue.byteLength).toString('base64');
-  return null;
-}
-
-function mapOf(kvs: readonly KeyValue[]): Record<string, unknown> {
-  const o: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  for (const kv of kvs) o[kv.key ?? ''] = anyValueJson(kv.value);
-  return o;
-}
+import { anyValueJson, attributeMap } from './values.js';
 
 /** The attribute list as JSON object text. */
 export function attributesJson(kvs: readonly KeyValue[] | null | undefined): string {
   if (!kvs || kvs.length === 0) return '{}';
-  return JSON.stringify(mapOf(kvs));
+  return JSON.stringify(attributeMap(kvs));
 }
 
 /** A log body: a string as is, any other value as JSON; null when there is none. */

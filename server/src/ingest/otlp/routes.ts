@@ -18,9 +18,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
+import type { ProjectRecord } from '../../domains/projects/store.js';
 import { ApiError, invalidRequest } from '../../http/errors.js';
-import { resolveProject } from '../../http/project-scope.js';
-import { ProjectSelectorQuery, errors } from '../../http/schemas.js';
+import { requestProject } from '../../http/project-scope.js';
+import { ProjectQuery, errors } from '../../http/schemas.js';
 import { decodeJsonRequest, decodeProtobufRequest } from './decode.js';
 import { decodeLogsJson, decodeLogsProtobuf } from './logs-decode.js';
 import { ingestLogs } from './logs-ingest.js';
@@ -101,12 +102,13 @@ interface SignalRoute {
   responseName: string;
   jsonResponse: ReturnType<typeof exportJsonResponse>;
   /** Decodes, stores and answers what the response reports; throws ApiError (400, 503). */
-  ingest(req: FastifyRequest, body: OtlpBody, projectSelector: string | undefined): Promise<Buffer | string>;
+  ingest(req: FastifyRequest, body: OtlpBody, project: ProjectRecord): Promise<Buffer | string>;
 }
 
 export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
   const limit = ctx.config.otlpBodyLimit;
   const nowUs = () => ctx.clock.now().getTime() * 1000;
+  const project = requestProject(ctx.projects);
   const signalResponse = (format: OtlpFormat, signal: OtlpSignal, o: SignalOutcome) => encodeSignalResponse(format, signal, o.rejected, o.errorMessage);
 
   const routes: SignalRoute[] = [
@@ -118,8 +120,7 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
         'A 200 means every stored data point is committed. Rejected data points are counted in partialSuccess.',
       responseName: 'ExportMetricsServiceResponse',
       jsonResponse: ExportMetricsJsonResponse,
-      async ingest(req, body, selector) {
-        const project = await resolveProject(req.principal, ctx.projects, selector);
+      async ingest(req, body, project) {
         const request = body.format === 'json' ? decodeJsonRequest(body.bytes) : decodeProtobufRequest(body.bytes);
         return encodeExportResponse(body.format, await logged(req, project.id, 'metric points', () => ingestMetrics(ctx.metricsWriter, project, request)));
       },
@@ -133,8 +134,7 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
         "Spans with invalid ids or times are counted in partialSuccess; spans dropped by the project's sampling_rate are not rejected.",
       responseName: 'ExportTraceServiceResponse',
       jsonResponse: ExportTraceJsonResponse,
-      async ingest(req, body, selector) {
-        const project = await resolveProject(req.principal, ctx.projects, selector);
+      async ingest(req, body, project) {
         const input = body.format === 'json' ? decodeTracesJson(body.bytes) : decodeTracesProtobuf(body.bytes);
         const outcome = await logged(req, project.id, 'spans', () => ingestTraces(ctx.spansWriter, project, credentialOf(req.principal), input, nowUs()));
         return signalResponse(body.format, 'traces', outcome);
@@ -148,8 +148,7 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
         "A 200 means every stored log record is committed. Records with a trace id follow their trace's sampling.",
       responseName: 'ExportLogsServiceResponse',
       jsonResponse: ExportLogsJsonResponse,
-      async ingest(req, body, selector) {
-        const project = await resolveProject(req.principal, ctx.projects, selector);
+      async ingest(req, body, project) {
         const input = body.format === 'json' ? decodeLogsJson(body.bytes) : decodeLogsProtobuf(body.bytes);
         const outcome = await logged(req, project.id, 'log records', () => ingestLogs(ctx.logsWriter, project, input, nowUs(), () => ctx.ids.uuid()));
         return signalResponse(body.format, 'logs', outcome);
@@ -184,7 +183,7 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
             tags: ['ingest'],
             summary: r.summary,
             description: r.description,
-            querystring: Type.Object(ProjectSelectorQuery, { additionalProperties: false }),
+            querystring: ProjectQuery,
             response: {
               200: {
                 description: `${r.responseName} in the request content type`,
@@ -200,7 +199,7 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
         async (req, reply) => {
           const body = req.body as OtlpBody | undefined;
           if (!body) throw unsupportedMediaType(`send the request as ${PROTOBUF_TYPES[0]} or ${JSON_TYPE}`);
-          const payload = await r.ingest(req, body, req.query.project_id);
+          const payload = await r.ingest(req, body, await project(req));
           return reply.code(200).type(body.mediaType).send(payload);
         },
       );

@@ -67,14 +67,14 @@ export interface PostOptions {
   headers?: Record<string, string>;
 }
 
-/** POST /v1/metrics through app.inject. */
-export function postMetrics(t: TestApp, req: Obj | Buffer | string, opts: PostOptions = {}) {
+/** POST of an OTLP request through app.inject: `req` as JSON or protobuf (`protobufOf`) unless already bytes or text. */
+export function postOtlp(t: TestApp, path: string, req: Obj | Buffer | string, opts: PostOptions, protobufOf: (req: Obj) => Buffer) {
   const format = opts.format ?? 'protobuf';
-  let payload: Buffer | string = Buffer.isBuffer(req) || typeof req === 'string' ? req : format === 'json' ? JSON.stringify(req) : protobuf(req);
+  let payload: Buffer | string = Buffer.isBuffer(req) || typeof req === 'string' ? req : format === 'json' ? JSON.stringify(req) : protobufOf(req);
   if (opts.gzip) payload = gzipSync(payload);
   return t.call({
     method: 'POST',
-    url: `/v1/metrics${opts.query ? `?${opts.query}` : ''}`,
+    url: `${path}${opts.query ? `?${opts.query}` : ''}`,
     key: opts.key,
     payload,
     headers: {
@@ -84,6 +84,9 @@ export function postMetrics(t: TestApp, req: Obj | Buffer | string, opts: PostOp
     },
   });
 }
+
+/** POST /v1/metrics through app.inject. */
+export const postMetrics = (t: TestApp, req: Obj | Buffer | string, opts: PostOptions = {}) => postOtlp(t, '/v1/metrics', req, opts, protobuf);
 
 export function decodeResponse(body: Buffer): { partialSuccess?: { rejectedDataPoints?: unknown; errorMessage?: string } } {
   const m = otlpMetrics.ExportMetricsServiceResponse.decode(body) as { partialSuccess?: { rejectedDataPoints: unknown; errorMessage: string } };

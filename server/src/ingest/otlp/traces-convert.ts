@@ -11,6 +11,10 @@
  * project's policy, the export itself succeeded, and a client told "rejected" could only retry in vain or
  * log a false alarm. Dropped spans still count as agent sightings (attribution records which credential
  * sends which agent, whatever share of its traces is stored); only a sampling_rate of 0 records nothing.
+ *
+ * The spans of a deleted trace (a retried or late export of it) are left out by the writer, with their
+ * events and sightings (spans-writer.ts). They are not rejected either, for the same reason as sampled
+ * spans: the export succeeded and the deletion is the project's policy.
  */
 import { hexOf, noId, validId, type SignalInput, type SpanMessage } from './signal-decode.js';
 import { INVOKE_AGENT, deriveEvent, deriveSpan } from './agent-derive.js';
@@ -18,7 +22,7 @@ import { attributesJson, nanosToUs } from './attributes-json.js';
 import type { KeyValue } from './decode.js';
 import { keepTraceBytes } from './traces-sampling.js';
 import { resourceIdentity } from './values.js';
-import type { SpanEventRow, SpanRow } from '../../storage/telemetry/duckdb/spans-writer.js';
+import type { Sighting, SpanEventRow, SpanRow } from '../../storage/telemetry/duckdb/spans-writer.js';
 
 const KINDS = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'];
 const STATUS = ['unset', 'ok', 'error'];
@@ -26,8 +30,8 @@ const STATUS = ['unset', 'ok', 'error'];
 export interface TracesConversion {
   spans: SpanRow[];
   events: SpanEventRow[];
-  /** invoke_agent spans per observation key (kept or dropped by sampling). */
-  sightings: Map<string, number>;
+  /** The invoke_agent spans with an observation key (kept or dropped by sampling). */
+  sightings: Sighting[];
   rejected: number;
   firstRejection: string | null;
   /** Context events stored as plain span events (docs/agent-model.md: not accepted). */
@@ -56,7 +60,7 @@ function invalidity(s: SpanMessage, startUs: number, endUs: number): string | nu
 }
 
 export function convertTraces(input: SignalInput<SpanMessage>, samplingRate: number): TracesConversion {
-  const out: TracesConversion = { spans: [], events: [], sightings: new Map(), rejected: 0, firstRejection: null, notAccepted: 0, firstNotAccepted: null, dropped: 0 };
+  const out: TracesConversion = { spans: [], events: [], sightings: [], rejected: 0, firstRejection: null, notAccepted: 0, firstNotAccepted: null, dropped: 0 };
   let lastAttrs: KeyValue[] | null = null;
   let resource: ResourceInfo = { serviceName: null, environment: null, json: '{}' };
   // Sampling decisions per trace within the request (the spans of a trace usually travel together).
@@ -77,9 +81,9 @@ export function convertTraces(input: SignalInput<SpanMessage>, samplingRate: num
     }
     const attrs = s.attributes ?? [];
     const d = deriveSpan(attrs, resource.serviceName);
-    if (d.canonicalOperation === INVOKE_AGENT && d.observationKey !== null) out.sightings.set(d.observationKey, (out.sightings.get(d.observationKey) ?? 0) + 1);
-
     const traceId = hexOf(s.traceId!);
+    if (d.canonicalOperation === INVOKE_AGENT && d.observationKey !== null) out.sightings.push({ traceId, observationKey: d.observationKey });
+
     if (samplingRate < 1) {
       let keep = decided.get(traceId);
       if (keep === undefined) decided.set(traceId, (keep = keepTraceBytes(s.traceId!, samplingRate)));

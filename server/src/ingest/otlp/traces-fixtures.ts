@@ -3,10 +3,9 @@
  * the same requests as protobuf bytes through the official generated code, and posting helpers.
  */
 import { randomBytes } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
 import type { TestApp } from '../../testing/app.js';
 import { otlpLogs, otlpTraces } from './signal-decode.js';
-import { attrs, ns } from './test-fixtures.js';
+import { attrs, ns, postOtlp, type PostOptions } from './test-fixtures.js';
 
 type Obj = Record<string, unknown>;
 type Attr = string | number | boolean | string[];
@@ -79,34 +78,8 @@ export function logsProtobuf(req: Obj): Buffer {
   return Buffer.from(L.encode(L.fromObject(idsToBytes(req, ['resourceLogs', 'scopeLogs', 'logRecords'], ['traceId', 'spanId']))).finish());
 }
 
-export interface PostOptions {
-  format?: 'protobuf' | 'json';
-  key?: string | null;
-  query?: string;
-  gzip?: boolean;
-  headers?: Record<string, string>;
-}
-
-function post(t: TestApp, path: '/v1/traces' | '/v1/logs', req: Obj | Buffer | string, opts: PostOptions) {
-  const format = opts.format ?? 'protobuf';
-  let payload: Buffer | string =
-    Buffer.isBuffer(req) || typeof req === 'string' ? req : format === 'json' ? JSON.stringify(req) : path === '/v1/traces' ? tracesProtobuf(req) : logsProtobuf(req);
-  if (opts.gzip) payload = gzipSync(payload);
-  return t.call({
-    method: 'POST',
-    url: `${path}${opts.query ? `?${opts.query}` : ''}`,
-    key: opts.key,
-    payload,
-    headers: {
-      'content-type': format === 'json' ? 'application/json' : 'application/x-protobuf',
-      ...(opts.gzip ? { 'content-encoding': 'gzip' } : {}),
-      ...opts.headers,
-    },
-  });
-}
-
-export const postTraces = (t: TestApp, req: Obj | Buffer | string, opts: PostOptions = {}) => post(t, '/v1/traces', req, opts);
-export const postLogs = (t: TestApp, req: Obj | Buffer | string, opts: PostOptions = {}) => post(t, '/v1/logs', req, opts);
+export const postTraces = (t: TestApp, req: Obj | Buffer | string, opts: PostOptions = {}) => postOtlp(t, '/v1/traces', req, opts, tracesProtobuf);
+export const postLogs = (t: TestApp, req: Obj | Buffer | string, opts: PostOptions = {}) => postOtlp(t, '/v1/logs', req, opts, logsProtobuf);
 
 /** A protobuf Export{Trace,Logs}ServiceResponse as plain JSON (count as a number). */
 export function decodeSignalResponse(signal: 'traces' | 'logs', body: Buffer): { partialSuccess?: { rejected: number; errorMessage: string } } {

@@ -13,8 +13,11 @@ export const TRACES_SAMPLING_DISABLED_MESSAGE = 'ingestion is disabled for this 
  *
  * sampling_rate 0 disables ingestion: nothing is stored (no sightings either) and every span is reported
  * rejected. Between 0 and 1 whole traces are kept or dropped by the hash of their id; dropped spans are
- * not rejected (traces-convert.ts). Context events that are not accepted make a warning in the
- * `partial_success` message without rejecting their span (docs/agent-model.md).
+ * not rejected (traces-convert.ts). Spans of a deleted trace (a retried or late export) are left out by
+ * the writer and, like sampled spans, are not rejected: the export succeeded, the deletion is the
+ * project's policy, and a client told "rejected" could only retry in vain; they count as dropped.
+ * Context events that are not accepted make a warning in the `partial_success` message without
+ * rejecting their span (docs/agent-model.md).
  */
 export async function ingestTraces(
   writer: SpansWriter,
@@ -29,17 +32,17 @@ export async function ingestTraces(
     return n > 0 ? { rejected: n, errorMessage: TRACES_SAMPLING_DISABLED_MESSAGE, stored: 0, dropped: 0 } : { rejected: 0, stored: 0, dropped: 0 };
   }
   const c = convertTraces(input, project.samplingRate);
-  if (c.spans.length > 0 || c.sightings.size > 0) {
-    await committedOr503(
-      () => writer.write(project.id, { spans: c.spans, events: c.events, sightings: c.sightings, credential, ingestedAtUs: nowUs }),
-      'spans',
-    );
+  let tombstoned = 0;
+  if (c.spans.length > 0 || c.sightings.length > 0) {
+    await committedOr503(async () => {
+      ({ tombstoned } = await writer.write(project.id, { spans: c.spans, events: c.events, sightings: c.sightings, credential, ingestedAtUs: nowUs }));
+    }, 'spans');
   }
   const messages: string[] = [];
   if (c.rejected > 0) messages.push(`${plural(c.rejected, 'span was', 'spans were')} rejected; the first: ${c.firstRejection}`);
   if (c.notAccepted > 0)
     messages.push(`${plural(c.notAccepted, 'context event was', 'context events were')} not accepted and stored as plain span events; the first: ${c.firstNotAccepted}`);
-  const outcome: SignalOutcome = { rejected: c.rejected, stored: c.spans.length, dropped: c.dropped };
+  const outcome: SignalOutcome = { rejected: c.rejected, stored: c.spans.length - tombstoned, dropped: c.dropped + tombstoned };
   if (messages.length > 0) outcome.errorMessage = messages.join('; ');
   return outcome;
 }

@@ -46,8 +46,12 @@ function int64Text(v: Int64): string {
   return ((BigInt(high) << 32n) | BigInt(v.low >>> 0)).toString();
 }
 
-/** A nested attribute value as plain JSON (ints beyond 2^53 as strings, bytes as base64). */
-function anyValueJson(v: AnyValue | null | undefined): unknown {
+/**
+ * An attribute value as plain JSON: string, bool and number values as such, int64 as a number when it is
+ * exact in a double (else its decimal string), a double that JSON cannot hold (NaN, ±Infinity) as its
+ * string, arrays as arrays, kvlists as objects (`attributeMap`), bytes as base64.
+ */
+export function anyValueJson(v: AnyValue | null | undefined): unknown {
   if (!v) return null;
   if (v.stringValue !== null && v.stringValue !== undefined) return v.stringValue;
   if (v.boolValue !== null && v.boolValue !== undefined) return v.boolValue;
@@ -57,14 +61,17 @@ function anyValueJson(v: AnyValue | null | undefined): unknown {
   }
   if (v.doubleValue !== null && v.doubleValue !== undefined) return Number.isFinite(v.doubleValue) ? v.doubleValue : String(v.doubleValue);
   if (v.arrayValue) return (v.arrayValue.values ?? []).map(anyValueJson);
-  if (v.kvlistValue) {
-    const o: Record<string, unknown> = {};
-    for (const kv of v.kvlistValue.values ?? [])
-      Object.defineProperty(o, kv.key ?? '', { value: anyValueJson(kv.value), enumerable: true, writable: true, configurable: true });
-    return o;
-  }
-  if (v.bytesValue) return Buffer.from(v.bytesValue).toString('base64');
+  if (v.kvlistValue) return attributeMap(v.kvlistValue.values ?? []);
+  // A JSON body may give bytes as an array of numbers (`fromObject` keeps it as sent), hence Buffer.from.
+  if (v.bytesValue) return (Buffer.isBuffer(v.bytesValue) ? v.bytesValue : Buffer.from(v.bytesValue)).toString('base64');
   return null;
+}
+
+/** Key-values as a JSON object (no prototype, so any key is an own property). A repeated key keeps its last value. */
+export function attributeMap(kvs: readonly KeyValue[]): Record<string, unknown> {
+  const o: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const kv of kvs) o[kv.key ?? ''] = anyValueJson(kv.value);
+  return o;
 }
 
 /** An attribute value as label text: strings as sent, numbers and booleans stringified, arrays and maps as JSON. */

@@ -10,6 +10,11 @@
  * the trace (by start, then span id) that has one. Callers narrow the traces the CTE looks at with
  * conditions that can only drop traces the final filter drops too (a run of session S has a span
  * carrying S; a run of agent K has an invoke_agent span of K; ...).
+ *
+ * A span stored more than once (each delivery of a retried export is stored) is read once, as its first
+ * ingested copy: the root and the fallbacks take the earliest copy in their ordering, and whatever
+ * counts or lists spans reads them through `spansOnce`, a window over the spans of the traces being read
+ * only (so it stays as cheap as the read itself). Span events are told apart by (trace, span, position).
  */
 import { BIGINT, LIST, listValue, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { MODEL_OPERATIONS, OP, RUN_STATUSES } from '../../../domains/agent-runs/model.js';
@@ -75,6 +80,15 @@ const strOrNull = (v: unknown): string | null => (v === null || v === undefined 
 /** `IN (SELECT unnest($list))` for a bound list. */
 const inList = (p: Params, xs: readonly string[]) => `IN (SELECT unnest(${p.strs(xs)}))`;
 
+/**
+ * The spans of the traces that `traces` (a condition on `trace_id`) selects, each once: of the copies of a
+ * span (same trace and span id) the first ingested, as the trace read does; `columns` are those returned.
+ */
+function spansOnce(project: string, traces: string, columns: string): string {
+  return `(SELECT ${columns} FROM spans WHERE project_id = ${project} AND ${traces}
+    QUALIFY row_number() OVER (PARTITION BY trace_id, span_id ORDER BY ingested_at_us, start_us) = 1)`;
+}
+
 /** The root span's columns a run reads (one struct, chosen by arg_min: a span stored twice is one root). */
 const ROOT_COLUMNS = [
   'span_id',
@@ -101,13 +115,13 @@ function rootsCte(project: string, narrow: string[]): string {
   const scope = narrow.length ? `AND trace_id IN (SELECT trace_id FROM spans WHERE project_id = ${project} AND ${narrow.join(' AND ')})` : '';
   return `
     ag AS (
-      SELECT trace_id, parent_span_id, ${ROOT_COLUMNS.join(', ')} FROM spans
+      SELECT trace_id, parent_span_id, ingested_at_us, ${ROOT_COLUMNS.join(', ')} FROM spans
       WHERE project_id = ${project} AND canonical_operation = ${INVOKE_AGENT} ${scope}
     ),
     root_rows AS (
       SELECT a.trace_id,
         arg_min({${ROOT_COLUMNS.map((c) => `'${c}': a.${c}`).join(', ')}},
-                {'nested': parent.span_id IS NOT NULL, 'start': a.start_us, 'span': a.span_id}) AS r
+                {'nested': parent.span_id IS NOT NULL, 'start': a.start_us, 'span': a.span_id, 'copy': a.ingested_at_us}) AS r
       FROM ag a LEFT JOIN ag parent ON parent.trace_id = a.trace_id AND parent.span_id = a.parent_span_id
       GROUP BY a.trace_id
     ),
@@ -130,8 +144,8 @@ function withFallbacks(name: string, from: string, project: string): string {
   return `
     ${name}_firsts AS (
       SELECT x.trace_id,
-        first(x.session_key ORDER BY x.start_us, x.span_id) FILTER (WHERE x.session_key IS NOT NULL) AS session_key,
-        first(x.turn_id ORDER BY x.start_us, x.span_id) FILTER (WHERE x.turn_id IS NOT NULL) AS turn_id
+        first(x.session_key ORDER BY x.start_us, x.span_id, x.ingested_at_us) FILTER (WHERE x.session_key IS NOT NULL) AS session_key,
+        first(x.turn_id ORDER BY x.start_us, x.span_id, x.ingested_at_us) FILTER (WHERE x.turn_id IS NOT NULL) AS turn_id
       FROM spans x
       WHERE x.project_id = ${project} AND x.trace_id IN (SELECT trace_id FROM ${from})
         AND (x.session_key IS NOT NULL OR x.turn_id IS NOT NULL)
@@ -236,7 +250,8 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
           count(*) FILTER (WHERE ${notRoot} AND s.safety_check AND s.outcome = 'OUTCOME_ERROR') AS safety_errors,
           first(s.session_key ORDER BY s.start_us, s.span_id) FILTER (WHERE s.session_key IS NOT NULL) AS first_session,
           first(s.turn_id ORDER BY s.start_us, s.span_id) FILTER (WHERE s.turn_id IS NOT NULL) AS first_turn
-        FROM pg JOIN spans s ON s.project_id = ${project} AND s.trace_id = pg.trace_id
+        FROM pg JOIN ${spansOnce(project, 'trace_id IN (SELECT trace_id FROM pg)', 'trace_id, span_id, outcome, canonical_operation, safety_check, session_key, turn_id, start_us')} s
+          ON s.trace_id = pg.trace_id
         GROUP BY s.trace_id
       )
       SELECT pg.trace_id, pg.root_span_id, pg.agent_name, pg.agent_id, pg.observation_key, pg.service_name, pg.environment,
@@ -250,10 +265,11 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
   async modelUsage(projectId: string, traceIds: string[]): Promise<ModelUsageRow[]> {
     if (traceIds.length === 0) return [];
     const p = new Params();
+    const columns = 'trace_id, canonical_operation, provider, model, input_tokens, output_tokens, reported_cost_nanos';
     const sql = `
       SELECT trace_id, provider, model, input_tokens, output_tokens, reported_cost_nanos, count(*) AS steps
-      FROM spans
-      WHERE project_id = ${p.str(projectId)} AND trace_id ${inList(p, traceIds)} AND canonical_operation IN (${MODEL_OPS})
+      FROM ${spansOnce(p.str(projectId), `trace_id ${inList(p, traceIds)}`, columns)}
+      WHERE canonical_operation IN (${MODEL_OPS})
       GROUP BY ALL`;
     const rows = await this.db.read((c) => query(c, sql, p));
     return rows.map((r) => ({
@@ -269,7 +285,7 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
 
   async countSteps(projectId: string, traceId: string): Promise<number> {
     const p = new Params();
-    const sql = `SELECT count(*) AS n FROM spans WHERE project_id = ${p.str(projectId)} AND trace_id = ${p.str(traceId)}`;
+    const sql = `SELECT count(DISTINCT span_id) AS n FROM spans WHERE project_id = ${p.str(projectId)} AND trace_id = ${p.str(traceId)}`;
     const rows = await this.db.read((c) => query(c, sql, p));
     return num(rows[0].n);
   }
@@ -281,6 +297,7 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
         input_tokens, output_tokens, reported_cost_nanos, safety_check, memory_item_id, memory_store, memory_provenance,
         memory_trust_label, context_events, attributes
       FROM spans WHERE project_id = ${p.str(projectId)} AND trace_id = ${p.str(traceId)}
+      QUALIFY row_number() OVER (PARTITION BY span_id ORDER BY ingested_at_us, start_us) = 1
       ORDER BY start_us, span_id`;
     const rows = await this.db.read((c) => query(c, sql, p));
     return rows.map((r) => ({
@@ -405,7 +422,7 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
       JOIN runs r ON r.trace_id = e.trace_id
       JOIN spans s ON s.project_id = e.project_id AND s.trace_id = e.trace_id AND s.span_id = e.span_id
       WHERE ${where.join(' AND ')}
-      QUALIFY row_number() OVER (PARTITION BY e.trace_id, e.span_id, e.event_index ORDER BY s.ingested_at_us DESC) = 1
+      QUALIFY row_number() OVER (PARTITION BY e.trace_id, e.span_id, e.event_index ORDER BY s.ingested_at_us, s.start_us, e.ts_us) = 1
       ORDER BY e.ts_us DESC, e.trace_id DESC, e.span_id DESC, e.event_index DESC
       LIMIT ${p.int(opts.limit)}`;
     const rows = await this.db.read((c) => query(c, sql, p));

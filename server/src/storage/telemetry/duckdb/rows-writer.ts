@@ -8,7 +8,8 @@
  *
  * Each writer has its own connection (`instance.connect()`), opened on first use and closed by stop():
  * the `writer` connection of TelemetryDb belongs to the metrics writer, and DuckDB runs transactions of
- * different connections side by side (appends never conflict).
+ * different connections side by side (appends never conflict). A writer may pass a `Serialize` that runs
+ * each of its transactions in turn with other writes (spans-writer.ts: with trace deletes).
  *
  * Rows go in as data chunks (column vectors) through an appender. The chunk layout is read from the table
  * itself (`SELECT * ... LIMIT 0`), so a column added to the table later (by another feature) is filled
@@ -39,6 +40,11 @@ interface Pending<P> {
 /** What a table's writer does inside the transaction for a batch of requests. */
 export type CommitBatch<P> = (c: DuckDBConnection, batch: P[]) => Promise<void>;
 
+/** Runs a whole transaction (BEGIN to COMMIT or ROLLBACK), e.g. one at a time with other writes (spans-writer.ts). */
+export type Serialize = <T>(transaction: () => Promise<T>) => Promise<T>;
+
+const direct: Serialize = (transaction) => transaction();
+
 export class GroupCommitWriter<P> {
   private queue: Pending<P>[] = [];
   private running: Promise<void> | null = null;
@@ -49,6 +55,7 @@ export class GroupCommitWriter<P> {
     private readonly db: TelemetryDb,
     private readonly what: string,
     private readonly commitBatch: CommitBatch<P>,
+    private readonly serialize: Serialize = direct,
   ) {}
 
   get isStopped(): boolean {
@@ -116,14 +123,16 @@ export class GroupCommitWriter<P> {
       throw e;
     });
     const c = await this.conn;
-    await c.run('BEGIN TRANSACTION');
-    try {
-      await this.commitBatch(c, items);
-      await c.run('COMMIT');
-    } catch (e) {
-      await c.run('ROLLBACK').catch(() => undefined);
-      throw e;
-    }
+    await this.serialize(async () => {
+      await c.run('BEGIN TRANSACTION');
+      try {
+        await this.commitBatch(c, items);
+        await c.run('COMMIT');
+      } catch (e) {
+        await c.run('ROLLBACK').catch(() => undefined);
+        throw e;
+      }
+    });
   }
 }
 

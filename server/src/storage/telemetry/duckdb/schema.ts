@@ -130,4 +130,11 @@ export const TELEMETRY_SCHEMA = [
      attributes VARCHAR NOT NULL,      -- JSON object
      resource_attributes VARCHAR NOT NULL,
      ingested_at_us BIGINT NOT NULL)`,
+  // A durable trace delete (spec 1 Authentication rule 10): the trace's rows are removed in the same
+  // transaction, and ingestion leaves out every later or retried span of the trace (spans-writer.ts).
+  `CREATE TABLE IF NOT EXISTS trace_tombstones (
+     project_id VARCHAR NOT NULL,
+     trace_id VARCHAR NOT NULL,
+     deleted_at_us BIGINT NOT NULL,    -- the first delete
+     PRIMARY KEY (project_id, trace_id))`,
 ];

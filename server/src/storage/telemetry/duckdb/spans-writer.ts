@@ -2,60 +2,33 @@
  * Writes ingested spans, their events and the agent sightings they carry, with group commit
  * (rows-writer.ts): one transaction per batch of requests holds the `spans` and `span_events` rows and the
  * `agent_sightings` upsert, and a request is answered only after that transaction committed.
+ *
+ * Deleted traces stay deleted (spec 1 Authentication rule 10; ARCHITECTURE: durable deletions are
+ * tombstones that also hide later or retried copies). `DELETE /traces/{id}` writes a `trace_tombstones`
+ * row in the transaction that removes the trace's rows (traces-query.ts), and every ingest transaction
+ * leaves out the spans, span events and sightings of the tombstoned traces of its batch, looked up in the
+ * table inside the transaction. The two are serialized per store by a gate (`traceDeleteGate`): an ingest
+ * transaction runs wholly before a trace delete (which then removes what it stored) or wholly after it
+ * (and sees the tombstone). Without the gate an ingest transaction that began before the delete committed
+ * would not see the tombstone (snapshot isolation), and the delete would not see its uncommitted rows.
  */
-import type { DuckDBConnection, DuckDBDataChunk, DuckDBPreparedStatement } from '@duckdb/node-api';
+import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBDataChunk, type DuckDBPreparedStatement } from '@duckdb/node-api';
+import type { AgentSpanColumns } from '../../../domains/agent-runs/store.js';
+import type { SpanEventRow as TraceSpanEventRow, SpanRow as TraceSpanRow } from '../../../domains/traces/store.js';
 import type { TelemetryDb } from './open.js';
 import { GroupCommitWriter, WriterStoppedError, appendChunks, rowChunks, tableLayout, type ColumnGetters, type TableLayout } from './rows-writer.js';
 
-/** One `spans` row (agent-model columns as derived at ingest, docs/agent-model.md). Times in µs since the epoch. */
-export interface SpanRow {
+/**
+ * One `spans` row: the span's own columns as the trace read returns them, and the agent-model columns
+ * derived at ingest (docs/agent-model.md). Times in µs since the epoch.
+ */
+export interface SpanRow extends TraceSpanRow, AgentSpanColumns {
   traceId: string;
-  spanId: string;
-  parentSpanId: string | null;
-  name: string;
-  kind: string;
-  startUs: number;
-  endUs: number;
-  statusCode: string;
-  statusMessage: string | null;
-  serviceName: string | null;
-  environment: string | null;
-  scopeName: string | null;
-  /** JSON object text. */
-  attributes: string;
-  resourceAttributes: string;
-  operationName: string | null;
-  canonicalOperation: string;
-  responseStatus: string | null;
-  outcome: string | null;
-  agentName: string | null;
-  agentId: string | null;
-  observationKey: string | null;
-  sessionKey: string | null;
-  turnId: string | null;
-  runStatus: string | null;
-  terminalReason: string | null;
-  toolName: string | null;
-  model: string | null;
-  provider: string | null;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  reportedCostNanos: number | null;
-  safetyCheck: boolean;
-  memoryItemId: string | null;
-  memoryStore: string | null;
-  memoryProvenance: string | null;
-  memoryTrustLabel: string | null;
-  contextEvents: number;
 }
 
-export interface SpanEventRow {
+/** One `span_events` row: the event as the trace read returns it, and its agent-event columns. */
+export interface SpanEventRow extends TraceSpanEventRow {
   traceId: string;
-  spanId: string;
-  index: number;
-  tsUs: number;
-  name: string;
-  attributes: string;
   category: string | null;
   contextKind: string | null;
   /** JSON text of the typed detail of an accepted context event. */
@@ -70,24 +43,75 @@ export interface Credential {
   apiKeyId: string;
 }
 
+/** One received invoke_agent span with an observation key (kept or dropped by sampling). */
+export interface Sighting {
+  traceId: string;
+  observationKey: string;
+}
+
 export interface SpanBatch {
   spans: SpanRow[];
   events: SpanEventRow[];
-  /** invoke_agent spans per observation key. */
-  sightings: Map<string, number>;
+  /**
+   * Sightings: each delivery of an invoke_agent span counts, also a span sent again (a retried export).
+   * See SightingRow.sightingCount (domains/agent-runs/store.ts) for why deliveries are counted.
+   */
+  sightings: Sighting[];
   credential: Credential;
   /** Ingest time (µs): ingested_at_us of the rows, first and last seen of the sightings. */
   ingestedAtUs: number;
 }
 
+export interface SpanWriteResult {
+  /** Spans left out because their trace was deleted (it has a tombstone). */
+  tombstoned: number;
+}
+
+/**
+ * Per telemetry store: runs the spans writer's transactions and the trace deletes one at a time, in
+ * arrival order, and remembers whether `trace_tombstones` may hold a row, so that a store where no trace
+ * was ever deleted spends no lookup per commit. `trace_tombstones` is written only under this gate.
+ */
+export class TraceDeleteGate {
+  private tail: Promise<unknown> = Promise.resolve();
+  /** False only when the table is known to be empty; undefined until read. Changed only under the gate. */
+  mayHaveTombstones: boolean | undefined = undefined;
+
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const out = this.tail.then(fn);
+    this.tail = out.catch(() => undefined);
+    return out;
+  }
+}
+
+const gates = new WeakMap<TelemetryDb, TraceDeleteGate>();
+
+/** The gate of this store (one per TelemetryDb, shared by its spans writer and its trace deletes). */
+export function traceDeleteGate(db: TelemetryDb): TraceDeleteGate {
+  let g = gates.get(db);
+  if (!g) gates.set(db, (g = new TraceDeleteGate()));
+  return g;
+}
+
+interface Layouts {
+  spans: TableLayout;
+  events: TableLayout;
+}
+
 interface Pending {
   projectId: string;
+  rows: SpanBatch;
+  layouts: Layouts;
+  /** The rows as chunks, built in the request's turn; rebuilt in the commit only when a trace of them is tombstoned. */
   spans: DuckDBDataChunk[];
   events: DuckDBDataChunk[];
-  sightings: Map<string, number>;
-  credential: Credential;
-  seenUs: number;
+  /** Set by the commit (each attempt): spans left out as tombstoned. */
+  tombstoned: number;
 }
+
+/** Tombstoned trace ids by project (of the traces of a batch). */
+type Tombstoned = Map<string, Set<string>>;
+const NONE: Tombstoned = new Map();
 
 const spanColumns = (projectId: string, ingestedAtUs: number): ColumnGetters<SpanRow> => ({
   project_id: () => projectId,
@@ -171,17 +195,22 @@ interface SightingAggregate {
 
 export class SpansWriter {
   private readonly gc: GroupCommitWriter<Pending>;
-  private layouts: Promise<{ spans: TableLayout; events: TableLayout }> | null = null;
+  private readonly gate: TraceDeleteGate;
+  private layouts: Promise<Layouts> | null = null;
   /** Prepared upserts by row count, on the writer's connection (preparing costs more than running them). */
   private readonly upserts = new Map<number, DuckDBPreparedStatement>();
   private upsertConn: DuckDBConnection | null = null;
 
   constructor(private readonly db: TelemetryDb) {
-    this.gc = new GroupCommitWriter<Pending>(db, 'spans', (c, batch) => this.commit(c, batch));
+    this.gate = traceDeleteGate(db);
+    this.gc = new GroupCommitWriter<Pending>(db, 'spans', (c, batch) => this.commit(c, batch), (fn) => this.gate.run(fn));
   }
 
-  /** Resolves once the batch is committed; rejects when the commit failed or the writer is stopped. */
-  async write(projectId: string, batch: SpanBatch): Promise<void> {
+  /**
+   * Resolves once the batch is committed; rejects when the commit failed or the writer is stopped.
+   * Spans of a deleted trace are left out (with their events and sightings) and counted in the result.
+   */
+  async write(projectId: string, batch: SpanBatch): Promise<SpanWriteResult> {
     if (this.gc.isStopped) throw new WriterStoppedError('spans');
     this.layouts ??= Promise.all([tableLayout(this.db, 'spans'), tableLayout(this.db, 'span_events')]).then(([spans, events]) => ({ spans, events }));
     const layouts = await this.layouts.catch((e) => {
@@ -189,14 +218,16 @@ export class SpansWriter {
       throw e;
     });
     // The chunks are filled in the request's own turn, usually while the previous flush waits for its commit.
-    return this.gc.write({
+    const p: Pending = {
       projectId,
+      rows: batch,
+      layouts,
       spans: rowChunks(layouts.spans, spanColumns(projectId, batch.ingestedAtUs), batch.spans),
       events: rowChunks(layouts.events, eventColumns(projectId), batch.events),
-      sightings: batch.sightings,
-      credential: batch.credential,
-      seenUs: batch.ingestedAtUs,
-    });
+      tombstoned: 0,
+    };
+    await this.gc.write(p);
+    return { tombstoned: p.tombstoned };
   }
 
   flush(): Promise<void> {
@@ -210,10 +241,55 @@ export class SpansWriter {
     this.upsertConn = null;
   }
 
+  /** Runs inside the transaction, under the gate. */
   private async commit(c: DuckDBConnection, batch: Pending[]): Promise<void> {
-    await appendChunks(c, 'spans', batch.flatMap((p) => p.spans));
-    await appendChunks(c, 'span_events', batch.flatMap((p) => p.events));
-    await this.upsertSightings(c, batch);
+    const gone = await this.tombstoned(c, batch);
+    const spans: DuckDBDataChunk[] = [];
+    const events: DuckDBDataChunk[] = [];
+    for (const p of batch) {
+      const g = gone.get(p.projectId);
+      p.tombstoned = 0;
+      if (!g || !p.rows.spans.some((r) => g.has(r.traceId))) {
+        spans.push(...p.spans);
+        events.push(...p.events);
+        continue;
+      }
+      // Rare (a retried export of a deleted trace): the chunks are built again without its rows.
+      const keptSpans = p.rows.spans.filter((r) => !g.has(r.traceId));
+      p.tombstoned = p.rows.spans.length - keptSpans.length;
+      const keptEvents = p.rows.events.filter((r) => !g.has(r.traceId));
+      spans.push(...rowChunks(p.layouts.spans, spanColumns(p.projectId, p.rows.ingestedAtUs), keptSpans));
+      events.push(...rowChunks(p.layouts.events, eventColumns(p.projectId), keptEvents));
+    }
+    await appendChunks(c, 'spans', spans);
+    await appendChunks(c, 'span_events', events);
+    await this.upsertSightings(c, batch, gone);
+  }
+
+  /**
+   * The tombstoned traces among those of the batch (its spans and its sightings), read in the commit's
+   * transaction: one query over the batch's trace ids, none while the store has no tombstone.
+   */
+  private async tombstoned(c: DuckDBConnection, batch: Pending[]): Promise<Tombstoned> {
+    if (this.gate.mayHaveTombstones === undefined) {
+      const r = await c.runAndReadAll('SELECT EXISTS (SELECT 1 FROM trace_tombstones)');
+      this.gate.mayHaveTombstones = r.getRows()[0][0] === true;
+    }
+    if (!this.gate.mayHaveTombstones) return NONE;
+    const ids = new Set<string>();
+    for (const p of batch) {
+      for (const r of p.rows.spans) ids.add(r.traceId);
+      for (const g of p.rows.sightings) ids.add(g.traceId);
+    }
+    if (ids.size === 0) return NONE;
+    const r = await c.runAndReadAll('SELECT project_id, trace_id FROM trace_tombstones WHERE trace_id IN (SELECT unnest($1))', [listValue([...ids])], [LIST(VARCHAR)]);
+    const out: Tombstoned = new Map();
+    for (const [project, trace] of r.getRows() as [string, string][]) {
+      let set = out.get(project);
+      if (!set) out.set(project, (set = new Set()));
+      set.add(trace);
+    }
+    return out;
   }
 
   private async upsertStatement(c: DuckDBConnection, rows: number): Promise<DuckDBPreparedStatement> {
@@ -227,18 +303,22 @@ export class SpansWriter {
   }
 
   /** One row per (project, observation key, source, api key) of the batch, added to what is stored. */
-  private async upsertSightings(c: DuckDBConnection, batch: Pending[]): Promise<void> {
+  private async upsertSightings(c: DuckDBConnection, batch: Pending[], gone: Tombstoned): Promise<void> {
     const agg = new Map<string, SightingAggregate>();
     for (const p of batch) {
-      for (const [observationKey, count] of p.sightings) {
-        const k = JSON.stringify([p.projectId, observationKey, p.credential.source, p.credential.apiKeyId]);
+      const g = gone.get(p.projectId);
+      const counts = new Map<string, number>();
+      for (const { traceId, observationKey } of p.rows.sightings) if (!g?.has(traceId)) counts.set(observationKey, (counts.get(observationKey) ?? 0) + 1);
+      const seenUs = p.rows.ingestedAtUs;
+      const { source, apiKeyId } = p.rows.credential;
+      for (const [observationKey, count] of counts) {
+        const k = JSON.stringify([p.projectId, observationKey, source, apiKeyId]);
         const a = agg.get(k);
         if (a) {
           a.count += count;
-          a.firstUs = Math.min(a.firstUs, p.seenUs);
-          a.lastUs = Math.max(a.lastUs, p.seenUs);
-        } else
-          agg.set(k, { projectId: p.projectId, observationKey, source: p.credential.source, apiKeyId: p.credential.apiKeyId, firstUs: p.seenUs, lastUs: p.seenUs, count });
+          a.firstUs = Math.min(a.firstUs, seenUs);
+          a.lastUs = Math.max(a.lastUs, seenUs);
+        } else agg.set(k, { projectId: p.projectId, observationKey, source, apiKeyId, firstUs: seenUs, lastUs: seenUs, count });
       }
     }
     const rows = [...agg.values()];

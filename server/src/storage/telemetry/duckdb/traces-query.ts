@@ -18,6 +18,7 @@ import type {
   TraceSummaryRow,
 } from '../../../domains/traces/store.js';
 import type { TelemetryDb } from './open.js';
+import { traceDeleteGate } from './spans-writer.js';
 
 export type Params = Record<string, DuckDBValue>;
 
@@ -61,22 +62,25 @@ export const str = (v: unknown): string | null => (v === null || v === undefined
 
 const isConflict = (e: unknown) => e instanceof Error && /conflict/i.test(e.message);
 
+/** Runs `fn` in a transaction on `c`, retrying a write-write conflict twice. */
+export async function transaction<T>(c: DuckDBConnection, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    await c.run('BEGIN TRANSACTION');
+    try {
+      const out = await fn(c);
+      await c.run('COMMIT');
+      return out;
+    } catch (e) {
+      await c.run('ROLLBACK').catch(() => undefined);
+      if (attempt < 3 && isConflict(e)) continue;
+      throw e;
+    }
+  }
+}
+
 /** Runs `fn` in a transaction on a reader connection, retrying a write-write conflict twice. */
 export function inTransaction<T>(db: TelemetryDb, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
-  return db.read(async (c) => {
-    for (let attempt = 1; ; attempt++) {
-      await c.run('BEGIN TRANSACTION');
-      try {
-        const out = await fn(c);
-        await c.run('COMMIT');
-        return out;
-      } catch (e) {
-        await c.run('ROLLBACK').catch(() => undefined);
-        if (attempt < 3 && isConflict(e)) continue;
-        throw e;
-      }
-    }
-  });
+  return db.read((c) => transaction(c, fn));
 }
 
 /**
@@ -222,13 +226,28 @@ export class DuckDbTracesQuery implements TracesStore {
     );
   }
 
-  deleteTrace(projectId: string, traceId: string): Promise<{ spans: number; events: number }> {
-    const p = { project: projectId, trace: traceId };
-    return inTransaction(this.db, async (c) => {
-      const events = await exec(c, 'DELETE FROM span_events WHERE project_id = $project AND trace_id = $trace', p);
-      const spans = await exec(c, 'DELETE FROM spans WHERE project_id = $project AND trace_id = $trace', p);
-      return { spans, events };
-    });
+  /**
+   * Durable (spans-writer.ts): under the store's trace-delete gate, so no ingest transaction is open
+   * meanwhile; every ingest transaction after it sees the tombstone and leaves the trace's spans out.
+   * The reader connection is taken before the gate, so the gate (which ingestion waits for) is never
+   * held while waiting for a connection.
+   */
+  deleteTrace(projectId: string, traceId: string, atUs: number): Promise<{ spans: number; events: number }> {
+    const p = { project: projectId, trace: traceId, at: BigInt(atUs) };
+    const gate = traceDeleteGate(this.db);
+    return this.db.read((conn) =>
+      gate.run(async () => {
+        const removed = await transaction(conn, async (c) => {
+          const events = await exec(c, 'DELETE FROM span_events WHERE project_id = $project AND trace_id = $trace', p);
+          const spans = await exec(c, 'DELETE FROM spans WHERE project_id = $project AND trace_id = $trace', p);
+          if (spans + events > 0)
+            await exec(c, 'INSERT INTO trace_tombstones (project_id, trace_id, deleted_at_us) VALUES ($project, $trace, $at) ON CONFLICT DO NOTHING', p);
+          return { spans, events };
+        });
+        if (removed.spans + removed.events > 0) gate.mayHaveTombstones = true;
+        return removed;
+      }),
+    );
   }
 
   services(q: ServicesQuery): Promise<{ rows: ServiceRow[]; total: number }> {
