@@ -1,6 +1,7 @@
 /**
- * npm run bench: OTLP protobuf ingest throughput (metrics points/s, and spans/s in bench/spans.ts) and
- * aggregate query latency, printed as small tables. `--only=ingest|query|spans` runs one section.
+ * npm run bench: OTLP protobuf ingest throughput (metrics points/s, and spans/s in bench/spans.ts),
+ * aggregate query latency, and the agent, trace and log reads over a day of agent runs (bench/agent-reads.ts),
+ * printed as small tables. `--only=ingest|query|spans|agent` runs one section.
  * Runs the real app (file-backed SQLite + DuckDB in a temp dir) on a loopback port; the client is
  * in the same process, so the ingest figure includes the client's share of the 2 cores.
  */
@@ -14,6 +15,7 @@ import { buildContext } from '../server/src/context.js';
 import { bootstrap } from '../server/src/domains/organizations/bootstrap.js';
 import { openStores } from '../server/src/stores.js';
 import { ingestRun, otlpPoster, pct, perSecond, table } from './lib.js';
+import { benchAgentReads } from './agent-reads.js';
 import { benchSpans } from './spans.js';
 
 const require = createRequire(import.meta.url);
@@ -22,8 +24,10 @@ const ExportReq = root.opentelemetry.proto.collector.metrics.v1.ExportMetricsSer
 
 const SERIES = 1000;
 const quick = process.argv.includes('--quick');
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7); // ingest | query | spans
-const wants = (section: 'ingest' | 'query' | 'spans') => only === undefined || only === section;
+const SECTIONS = ['ingest', 'query', 'spans', 'agent'] as const;
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
+if (only !== undefined && !(SECTIONS as readonly string[]).includes(only)) throw new Error(`--only must be one of ${SECTIONS.join(', ')}`);
+const wants = (section: (typeof SECTIONS)[number]) => only === undefined || only === section;
 
 function otlpBody(points: number, seq: number): Uint8Array {
   const perSeries = Math.max(1, Math.floor(points / SERIES));
@@ -120,6 +124,11 @@ async function main() {
   if (queryRows.length) table('POST /metrics/aggregate (1,000 series)', ['points', 'query', 'runs', 'p50 ms', 'p99 ms'], queryRows);
 
   if (wants('spans')) await benchSpans(address, key, init.projectId, quick);
+
+  if (wants('agent')) {
+    const projectId = (await ctx.projects.create((await ctx.apiKeys.authenticate(key))!, { name: 'bench-agent' })).id;
+    await benchAgentReads({ app, telemetry, address, key, projectId, quick });
+  }
 
   await app.close();
   await telemetry.close();
