@@ -3,7 +3,8 @@ import { ApiClient } from '../http.js';
 import { SseParser } from '../sse.js';
 import { startCliTestEnv, stopCliTestEnv, type CliTestEnv } from '../testing/cli-test-env.js';
 import { runInProcess, spawnSvc, sseResponse, stderrJson, type RecordedRequest } from '../testing/fake-api.js';
-import { oneLine, tailLine } from './logs.js';
+import { oneLine } from './logs.js';
+import { tailLine } from './logs-tail.js';
 
 const NOW = new Date('2024-06-01T12:00:00.000Z');
 const TRACE = '0123456789abcdef0123456789ABCDEF';
