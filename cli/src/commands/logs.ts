@@ -6,7 +6,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Context } from '../context.js';
-import { CliError, ExitCode, usageError } from '../errors.js';
+import { ExitCode, usageError } from '../errors.js';
 import { collect, integerInRange, nonEmpty, positiveInt, requireYes } from '../flags.js';
 import type { Query } from '../http.js';
 import { renderTable, type Cell } from '../output.js';
