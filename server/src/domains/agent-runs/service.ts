@@ -124,11 +124,16 @@ export class AgentRunsService {
 
   /** Run views with their costs (prices are read now, so a price set later prices runs already stored). */
   private async costed(projectId: string, rows: RunRow[]): Promise<RunView[]> {
+    const costs = await this.runCostsOf(projectId, rows);
+    return rows.map((r) => runView(r, costs.get(r.traceId)!));
+  }
+
+  /** The cost of each of these runs, by trace id. */
+  private async runCostsOf(projectId: string, rows: RunRow[]): Promise<Map<string, Cost<RunCostReason>>> {
     const ids = rows.map((r) => r.traceId);
     const usage = await this.store.modelUsage(projectId, ids);
     const book = await PriceBook.load(this.pricing, projectId, usage);
-    const costs = runCosts(ids, usage, book);
-    return rows.map((r) => runView(r, costs.get(r.traceId)!));
+    return runCosts(ids, usage, book);
   }
 
   async listRuns(projectId: string, q: RunListInput) {
@@ -210,19 +215,21 @@ export class AgentRunsService {
 
   private async sessionViews(projectId: string, rows: SessionRow[]) {
     if (rows.length === 0) return [];
-    const runs = await this.costed(projectId, await this.store.runs({ projectId, sessionKeys: rows.map((r) => r.sessionKey) }, {}));
-    const bySession = new Map<string, RunView[]>();
+    // Only the runs' costs are read (no run views are built for the page's runs).
+    const runs = await this.store.runs({ projectId, sessionKeys: rows.map((r) => r.sessionKey) }, {});
+    const costs = await this.runCostsOf(projectId, runs);
+    const bySession = new Map<string, Cost<RunCostReason>[]>();
     for (const r of runs) {
-      const list = bySession.get(r.session_key!) ?? [];
-      list.push(r);
-      bySession.set(r.session_key!, list);
+      const list = bySession.get(r.sessionKey!) ?? [];
+      list.push(costs.get(r.traceId)!);
+      bySession.set(r.sessionKey!, list);
     }
     return rows.map((s) => ({
       session_key: s.sessionKey,
       run_count: s.runCount,
       ...(s.turnCount > 0 ? { turn_count: s.turnCount } : {}),
       ...groupTimes(s.startUs, s.endUs),
-      ...groupCost((bySession.get(s.sessionKey) ?? []).map(costOfView)),
+      ...groupCost(bySession.get(s.sessionKey) ?? []),
     }));
   }
 

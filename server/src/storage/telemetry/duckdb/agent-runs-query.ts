@@ -13,11 +13,10 @@
  *
  * A span stored more than once (each delivery of a retried export is stored) is read once, as its first
  * ingested copy: the root and the fallbacks take the earliest copy in their ordering, and whatever
- * counts or lists spans reads them through `spansOnce`, a window over the spans of the traces being read
- * only (so it stays as cheap as the read itself). Span events are told apart by (trace, span, position).
+ * counts or lists spans reads them through `spansOnce`, over the spans of the traces being read only (a
+ * window orders the copies of the spans stored more than once; the others pass as they are). Span events are told apart by (trace, span, position).
  */
-import { BIGINT, LIST, listValue, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
-import { MODEL_OPERATIONS, OP, RUN_STATUSES } from '../../../domains/agent-runs/model.js';
+import { OP } from '../../../domains/agent-runs/model.js';
 import type {
   AgentRunsStore,
   EventFilter,
@@ -34,194 +33,8 @@ import type {
   StepRow,
   TurnRow,
 } from '../../../domains/agent-runs/store.js';
+import { INVOKE_AGENT, MODEL_OPS, Params, STATUS_OF_ROOT, inList, lit, narrowScope, num, numOrNull, query, rootRowsCte, rootsCte, runConditions, runCte, spansOnce, strOrNull, toRunRow, withFallbacks } from './agent-runs-sql.js';
 import type { TelemetryDb } from './open.js';
-
-/** A code constant as an SQL literal (never user text). */
-const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
-const litList = (xs: readonly string[]) => xs.map(lit).join(', ');
-
-const INVOKE_AGENT = lit(OP.invokeAgent);
-const MODEL_OPS = litList(MODEL_OPERATIONS);
-const STATED_RUN_STATUSES = litList(RUN_STATUSES);
-/** The response statuses that stand in for an absent run status (docs/agent-model.md "Run", `status`). */
-const RESPONSE_RUN_STATUSES = litList(['completed', 'failed', 'cancelled']);
-
-/** Bound parameters with generated names; each value is bound once and referenced by its name. */
-class Params {
-  readonly values: Record<string, DuckDBValue> = {};
-  readonly types: Record<string, DuckDBType> = {};
-  private n = 0;
-  private add(v: DuckDBValue, t: DuckDBType): string {
-    const k = `p${this.n++}`;
-    this.values[k] = v;
-    this.types[k] = t;
-    return `$${k}`;
-  }
-  str(v: string) {
-    return this.add(v, VARCHAR);
-  }
-  int(v: number) {
-    return this.add(BigInt(Math.trunc(v)), BIGINT);
-  }
-  strs(v: readonly string[]) {
-    return this.add(listValue([...v]), LIST(VARCHAR));
-  }
-}
-
-async function query(c: DuckDBConnection, sql: string, p: Params): Promise<Record<string, unknown>[]> {
-  const reader = await c.runAndReadAll(sql, p.values, p.types);
-  return reader.getRowObjectsJS() as Record<string, unknown>[];
-}
-
-const num = (v: unknown): number => Number(v as bigint | number);
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v as bigint | number));
-const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-
-/** `IN (SELECT unnest($list))` for a bound list. */
-const inList = (p: Params, xs: readonly string[]) => `IN (SELECT unnest(${p.strs(xs)}))`;
-
-/**
- * The spans of the traces that `traces` (a condition on `trace_id`) selects, each once: of the copies of a
- * span (same trace and span id) the first ingested, as the trace read does; `columns` are those returned.
- */
-function spansOnce(project: string, traces: string, columns: string): string {
-  return `(SELECT ${columns} FROM spans WHERE project_id = ${project} AND ${traces}
-    QUALIFY row_number() OVER (PARTITION BY trace_id, span_id ORDER BY ingested_at_us, start_us) = 1)`;
-}
-
-/** The root span's columns a run reads (one struct, chosen by arg_min: a span stored twice is one root). */
-const ROOT_COLUMNS = [
-  'span_id',
-  'agent_name',
-  'agent_id',
-  'observation_key',
-  'service_name',
-  'environment',
-  'session_key',
-  'turn_id',
-  'run_status',
-  'response_status',
-  'terminal_reason',
-  'start_us',
-  'end_us',
-];
-
-/**
- * The CTEs `ag` and `roots` (one row per run: its root span's columns, its own session key and turn id
- * as `own_session`, `own_turn`, and the derived status). `narrow` are conditions on the `spans` columns:
- * a trace takes part only when one of its spans matches all of them.
- */
-function rootsCte(project: string, narrow: string[]): string {
-  const scope = narrow.length ? `AND trace_id IN (SELECT trace_id FROM spans WHERE project_id = ${project} AND ${narrow.join(' AND ')})` : '';
-  return `
-    ag AS (
-      SELECT trace_id, parent_span_id, ingested_at_us, ${ROOT_COLUMNS.join(', ')} FROM spans
-      WHERE project_id = ${project} AND canonical_operation = ${INVOKE_AGENT} ${scope}
-    ),
-    root_rows AS (
-      SELECT a.trace_id,
-        arg_min({${ROOT_COLUMNS.map((c) => `'${c}': a.${c}`).join(', ')}},
-                {'nested': parent.span_id IS NOT NULL, 'start': a.start_us, 'span': a.span_id, 'copy': a.ingested_at_us}) AS r
-      FROM ag a LEFT JOIN ag parent ON parent.trace_id = a.trace_id AND parent.span_id = a.parent_span_id
-      GROUP BY a.trace_id
-    ),
-    roots AS (
-      SELECT trace_id, r.span_id AS root_span_id, r.agent_name, r.agent_id, r.observation_key, r.service_name, r.environment,
-        r.session_key AS own_session, r.turn_id AS own_turn,
-        CASE WHEN r.run_status IN (${STATED_RUN_STATUSES}) THEN r.run_status
-             WHEN r.response_status IN (${RESPONSE_RUN_STATUSES}) THEN r.response_status END AS status,
-        r.terminal_reason, r.start_us, r.end_us
-      FROM root_rows
-    )`;
-}
-
-/**
- * `<name>`: the rows of `from` (a CTE with the `roots` columns) with the session key and turn id fallbacks
- * applied: the root's own, else the first span of the trace (by start, then span id) that has one.
- * Only the traces of `from` are read for the fallbacks.
- */
-function withFallbacks(name: string, from: string, project: string): string {
-  return `
-    ${name}_firsts AS (
-      SELECT x.trace_id,
-        first(x.session_key ORDER BY x.start_us, x.span_id, x.ingested_at_us) FILTER (WHERE x.session_key IS NOT NULL) AS session_key,
-        first(x.turn_id ORDER BY x.start_us, x.span_id, x.ingested_at_us) FILTER (WHERE x.turn_id IS NOT NULL) AS turn_id
-      FROM spans x
-      WHERE x.project_id = ${project} AND x.trace_id IN (SELECT trace_id FROM ${from})
-        AND (x.session_key IS NOT NULL OR x.turn_id IS NOT NULL)
-      GROUP BY x.trace_id
-    ),
-    ${name} AS (
-      SELECT f0.*,
-        coalesce(f0.own_session, f1.session_key) AS session_key,
-        coalesce(f0.own_turn, f1.turn_id) AS turn_id
-      FROM ${from} f0 LEFT JOIN ${name}_firsts f1 ON f1.trace_id = f0.trace_id
-    )`;
-}
-
-/** Every run of the narrowed traces, with its fallbacks (`runs`). */
-function runCte(project: string, narrow: string[]): string {
-  return `${rootsCte(project, narrow)},${withFallbacks('runs', 'roots', project)}`;
-}
-
-/** Narrowing conditions and final conditions of a run filter. */
-function runConditions(p: Params, f: RunFilter): { narrow: string[]; where: string[] } {
-  const narrow: string[] = [];
-  const where: string[] = [];
-  if (f.traceIds) {
-    const l = inList(p, f.traceIds);
-    narrow.push(`trace_id ${l}`);
-    where.push(`trace_id ${l}`);
-  }
-  if (f.sessionKeys) {
-    const l = inList(p, f.sessionKeys);
-    narrow.push(`session_key ${l}`);
-    where.push(`session_key ${l}`);
-  }
-  if (f.turnIds) {
-    const l = inList(p, f.turnIds);
-    narrow.push(`turn_id ${l}`);
-    where.push(`turn_id ${l}`);
-  }
-  if (f.observationKey !== undefined) {
-    const k = p.str(f.observationKey);
-    narrow.push(`canonical_operation = ${INVOKE_AGENT} AND observation_key = ${k}`);
-    where.push(`observation_key = ${k}`);
-  }
-  if (f.sinceUs !== undefined || f.untilUs !== undefined) {
-    const conds: string[] = [];
-    if (f.sinceUs !== undefined) conds.push(`start_us >= ${p.int(f.sinceUs)}`);
-    if (f.untilUs !== undefined) conds.push(`start_us <= ${p.int(f.untilUs)}`);
-    narrow.push(`canonical_operation = ${INVOKE_AGENT} AND ${conds.join(' AND ')}`);
-    where.push(...conds);
-  }
-  if (f.statuses) where.push(`status ${inList(p, f.statuses)}`);
-  return { narrow, where };
-}
-
-function toRunRow(r: Record<string, unknown>): RunRow {
-  return {
-    traceId: String(r.trace_id),
-    rootSpanId: String(r.root_span_id),
-    agentName: strOrNull(r.agent_name),
-    agentId: strOrNull(r.agent_id),
-    observationKey: strOrNull(r.observation_key),
-    serviceName: strOrNull(r.service_name),
-    environment: strOrNull(r.environment),
-    sessionKey: strOrNull(r.session_key),
-    turnId: strOrNull(r.turn_id),
-    status: strOrNull(r.status),
-    terminalReason: strOrNull(r.terminal_reason),
-    startUs: num(r.start_us),
-    endUs: num(r.end_us),
-    stepCount: num(r.step_count),
-    errorSteps: num(r.error_steps),
-    toolCalls: num(r.tool_calls),
-    modelCalls: num(r.model_calls),
-    safetyStepsWithOutcome: num(r.safety_outcomes),
-    safetyErrorSteps: num(r.safety_errors),
-  };
-}
 
 export class DuckDbAgentRunsQuery implements AgentRunsStore {
   constructor(private readonly db: TelemetryDb) {}
@@ -235,8 +48,42 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
     const filtered = (from: string) => `SELECT * FROM ${from} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY start_us DESC, trace_id DESC ${limit}`;
     // Without a session or turn filter the page is chosen on the roots alone; the fallbacks of its runs
     // are then read in the same pass as their counts.
-    const pageCte =
-      filter.sessionKeys || filter.turnIds ? `${runCte(project, narrow)}, pg AS (${filtered('runs')})` : `${rootsCte(project, narrow)}, pg AS (${filtered('roots')})`;
+    let pageCte: string;
+    if (filter.sessionKeys || filter.turnIds) pageCte = `${runCte(project, narrow)}, pg AS (${filtered('runs')})`;
+    else if (opts.limit === undefined) pageCte = `${rootsCte(project, narrow)}, pg AS (${filtered('roots')})`;
+    else {
+      // A page of a list: chosen on the root columns the filter and the order read (`keys`), then the
+      // whole root read for the page's runs only (the same root: the choice is the same arg_min).
+      let keys: string;
+      if (filter.observationKey !== undefined || filter.statuses) {
+        const keyColumns = ['start_us', ...(filter.observationKey !== undefined ? ['observation_key'] : []), ...(filter.statuses ? ['run_status', 'response_status'] : [])];
+        keys = `${rootRowsCte(project, narrowScope(project, narrow), keyColumns, 'key_rows')},
+        keys AS (
+          SELECT trace_id, r.start_us AS start_us
+            ${filter.observationKey !== undefined ? ', r.observation_key AS observation_key' : ''}
+            ${filter.statuses ? `, ${STATUS_OF_ROOT} AS status` : ''}
+          FROM key_rows
+        )`;
+      } else {
+        // Only the root's start is read: the earliest start among the invoke_agent spans not nested in
+        // another, else among all of them (the arg_min's order, without its struct).
+        const scope = narrowScope(project, narrow);
+        keys = `
+        key_ag AS (
+          SELECT trace_id, parent_span_id, span_id, start_us FROM spans
+          WHERE project_id = ${project} AND canonical_operation = ${INVOKE_AGENT} ${scope ? `AND ${scope}` : ''}
+        ),
+        keys AS (
+          SELECT a.trace_id, coalesce(min(a.start_us) FILTER (WHERE parent.span_id IS NULL), min(a.start_us)) AS start_us
+          FROM key_ag a LEFT JOIN key_ag parent ON parent.trace_id = a.trace_id AND parent.span_id = a.parent_span_id
+          GROUP BY a.trace_id
+        )`;
+      }
+      pageCte = `${keys},
+        page_keys AS (${filtered('keys')}),
+        ${rootsCte(project, [], 'roots', 'trace_id IN (SELECT trace_id FROM page_keys)')},
+        pg AS (SELECT * FROM roots)`;
+    }
     const notRoot = 's.span_id <> pg.root_span_id';
     const sql = `
       WITH ${pageCte},
@@ -341,7 +188,9 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
     if (opts.after) outer.push(`(start_us, session_key) < (${p.int(opts.after.startUs)}, ${p.str(opts.after.key)})`);
     const limit = opts.limit !== undefined ? `LIMIT ${p.int(opts.limit)}` : '';
     const sql = `
-      WITH ${runCte(project, narrow)},
+      WITH ${rootRowsCte(project, narrowScope(project, narrow), ['session_key', 'turn_id', 'start_us', 'end_us'], 'root_rows')},
+      roots AS (SELECT trace_id, r.session_key AS own_session, r.turn_id AS own_turn, r.start_us, r.end_us FROM root_rows),
+      ${withFallbacks('runs', 'roots', project)},
       ses AS (
         SELECT session_key, count(*) AS run_count, count(DISTINCT turn_id) AS turn_count, min(start_us) AS start_us, max(end_us) AS end_us
         FROM runs WHERE ${inner.join(' AND ')} GROUP BY session_key
