@@ -98,6 +98,9 @@ export function buildContext(opts: {
   // A deleted project's model prices go with it.
   projects.onDelete(async (p) => llmPricing.forgetProject(p.id));
   const logsQuery = new DuckDbLogsQuery(opts.telemetry);
+  const logTail = new LogTailService(logsQuery, new CredentialRechecker(apiKeys, sessions, members, opts.control, clock, agentConnections));
+  // A deleted project's live tails end with it.
+  projects.onDelete(async (p) => logTail.endProject(p.id));
   return {
     config: opts.config,
     clock,
@@ -110,7 +113,7 @@ export function buildContext(opts: {
     metrics: new MetricsService(new DuckDbMetricsQuery(opts.telemetry), clock),
     traces: new TracesService(new DuckDbTracesQuery(opts.telemetry), clock),
     logs: new LogsService(logsQuery, clock),
-    logTail: new LogTailService(logsQuery, new CredentialRechecker(apiKeys, sessions, members, opts.control, clock, agentConnections)),
+    logTail,
     // Run costs read the project's price table when the run is read.
     agentRuns: new AgentRunsService(new DuckDbAgentRunsQuery(opts.telemetry), llmPricing),
     metricsWriter,

@@ -240,6 +240,24 @@ describe('live log tail', () => {
     expect(t.ctx.logTail.openCount).toBeLessThanOrEqual(count);
   });
 
+  it('deleting the project ends its tails (also under an organization-wide key) without the final event; a reconnect is 404', async () => {
+    const { projectId } = await projectWithKey(t, ['logs:read']);
+    const other = await projectWithKey(t, ['logs:read']);
+    const k = await t.call({ method: 'POST', url: '/api/v1/account/api-keys', payload: { name: 'org-tail', scopes: ['logs:read'], org_wide: true } });
+    expect(k.statusCode).toBe(201);
+    const orgKey = k.json().key as string;
+    const { sse } = await open(`?project_id=${projectId}`, { 'x-svc-api-key': orgKey });
+    const { sse: untouched } = await open(`?project_id=${other.projectId}`, { 'x-svc-api-key': orgKey });
+    await sse!.until(() => sse!.events.some((e) => e.comment === 'stream open'));
+    await untouched!.until(() => untouched!.events.some((e) => e.comment === 'stream open'));
+    expect((await t.call({ method: 'DELETE', url: `/api/v1/projects/${projectId}` })).statusCode).toBe(204);
+    await sse!.until(() => sse!.done);
+    expect(sse!.events.some((e) => e.event === 'error')).toBe(false);
+    expect(untouched!.done).toBe(false);
+    const again = await open(`?project_id=${projectId}`, { 'x-svc-api-key': orgKey });
+    expect(again.res.status).toBe(404);
+  });
+
   it('a server shutdown ends open tails without the final event', async () => {
     const { key } = await projectWithKey(t, ['logs:read']);
     const { sse } = await open('', { 'x-svc-api-key': key });

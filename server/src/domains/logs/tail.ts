@@ -83,7 +83,7 @@ const FINAL_MESSAGES = {
 
 export class LogTailService {
   readonly settings: TailSettings;
-  private readonly openStreams = new Set<SseStream>();
+  private readonly openStreams = new Map<SseStream, string>(); // stream -> its project
   private readonly perOrg = new Map<string, number>();
 
   constructor(
@@ -130,7 +130,7 @@ export class LogTailService {
   run(t: TailRequest, start: { watermark: number; seen: Map<string, number> }): void {
     const { sse, principal } = t;
     const s = this.settings;
-    this.openStreams.add(sse);
+    this.openStreams.set(sse, t.projectId);
     this.perOrg.set(principal.orgId, (this.perOrg.get(principal.orgId) ?? 0) + 1);
     let { watermark } = start;
     const seen = start.seen;
@@ -196,9 +196,21 @@ export class LogTailService {
     timer.unref?.();
   }
 
+  /**
+   * Ends the tails of a deleted project without the final event: the credential still holds, the
+   * project is gone, and a reconnect answers 404 like any read of it.
+   */
+  endProject(projectId: string): void {
+    for (const [sse, p] of [...this.openStreams]) {
+      if (p !== projectId) continue;
+      sse.comment('project deleted');
+      sse.end();
+    }
+  }
+
   /** Ends every open tail without the final event (server shutdown). */
   closeAll(): void {
-    for (const sse of [...this.openStreams]) {
+    for (const sse of [...this.openStreams.keys()]) {
       sse.comment('server shutting down; reconnect');
       sse.end();
     }
