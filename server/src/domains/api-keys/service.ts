@@ -3,7 +3,7 @@ import { ApiError, invalidRequest, notFound, permissionDenied } from '../../http
 import type { Principal } from '../../http/principal.js';
 import type { Clock, IdGenerator } from '../../lib/clock.js';
 import type { ControlStore, ControlStores } from '../../storage/control/stores.js';
-import type { AuditService } from '../audit/service.js';
+import type { AuditEntry, AuditService } from '../audit/service.js';
 import { hashKey, keyPrefix, newKeySecret, plausibleKey } from './secret.js';
 import { isScope } from './scopes.js';
 import type { ApiKeyRecord } from './store.js';
@@ -194,17 +194,7 @@ export class ApiKeyService {
     const next: ApiKeyRecord = { ...k, status: 'revoked', revokedAt: now.toISOString() };
     await this.store.transaction(async (tx) => {
       await tx.apiKeys.update(k.id, { status: 'revoked', revokedAt: next.revokedAt });
-      await this.audit.record(tx, caller, caller.orgId, {
-        projectId: k.projectId,
-        eventType: 'api_key_revoked',
-        resource: 'api_key',
-        action: 'revoke',
-        result: 'success',
-        toolName: null,
-        targetId: k.id,
-        targetApiKeyId: k.id,
-        metadata: { scopes: k.scopes, via: 'api' },
-      });
+      await this.audit.record(tx, caller, caller.orgId, revokedEntry(k, 'api'));
     });
     return keyView(next, now);
   }
@@ -216,17 +206,22 @@ export class ApiKeyService {
   async revokeForMember(tx: ControlStores, orgId: string, userId: string, at: string): Promise<number> {
     const revoked = await tx.apiKeys.revokeForUser(orgId, userId, at);
     for (const k of revoked)
-      await this.audit.record(tx, 'system', orgId, {
-        projectId: k.projectId,
-        eventType: 'api_key_revoked',
-        resource: 'api_key',
-        action: 'revoke',
-        result: 'success',
-        toolName: null,
-        targetId: k.id,
-        targetApiKeyId: k.id,
-        metadata: { scopes: k.scopes, via: 'member_removed' },
-      });
+      await this.audit.record(tx, 'system', orgId, revokedEntry(k, 'member_removed'));
     return revoked.length;
   }
+}
+
+/** The audit entry of a key's revocation; `via` says what revoked it. */
+function revokedEntry(k: ApiKeyRecord, via: 'api' | 'member_removed'): AuditEntry {
+  return {
+    projectId: k.projectId,
+    eventType: 'api_key_revoked',
+    resource: 'api_key',
+    action: 'revoke',
+    result: 'success',
+    toolName: null,
+    targetId: k.id,
+    targetApiKeyId: k.id,
+    metadata: { scopes: k.scopes, via },
+  };
 }

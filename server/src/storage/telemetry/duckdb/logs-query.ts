@@ -20,7 +20,8 @@ import type {
   LogsStore,
 } from '../../../domains/logs/store.js';
 import type { TelemetryDb } from './open.js';
-import { attrConditions, attrPath, exec, inTransaction, num, rows, str, type Params } from './traces-query.js';
+import { exec, rows, type Params } from './statements.js';
+import { attrConditions, attrPath, inTransaction, num, str } from './traces-query.js';
 
 const textCases = Object.entries(SEVERITY_TEXT_RANKS)
   .map(([text, rank]) => `WHEN '${text.replace(/'/g, "''")}' THEN ${rank}`)

@@ -1,24 +1,11 @@
 /** Writes ingested log records with group commit (rows-writer.ts): a request is answered after its rows committed. */
 import type { DuckDBDataChunk } from '@duckdb/node-api';
+import type { LogRow as StoredLogRow } from '../../../domains/logs/store.js';
 import type { TelemetryDb } from './open.js';
 import { GroupCommitWriter, WriterStoppedError, appendChunks, rowChunks, tableLayout, type ColumnGetters, type TableLayout } from './rows-writer.js';
 
-/** One `logs` row. Times in µs since the epoch. */
-export interface LogRow {
-  logId: string;
-  tsUs: number;
-  observedUs: number | null;
-  severityNumber: number | null;
-  severityText: string | null;
-  body: string | null;
-  traceId: string | null;
-  spanId: string | null;
-  serviceName: string | null;
-  environment: string | null;
-  scopeName: string | null;
-  attributes: string;
-  resourceAttributes: string;
-}
+/** One `logs` row as ingestion builds it: the stored row without what the store derives (rank, ingest time). */
+export type LogRow = Omit<StoredLogRow, 'severityRank' | 'ingestedUs'>;
 
 interface Pending {
   chunks: DuckDBDataChunk[];

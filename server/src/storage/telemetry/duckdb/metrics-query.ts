@@ -9,7 +9,7 @@
  * cumulative counter samples in the visible range, the points first go through counter-increases.ts
  * (each counter sample becomes its increase, a baseline-only sample no row); otherwise the plain scan runs.
  */
-import { BIGINT, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import type {
   AggregateQuery,
   AggregateResult,
@@ -23,6 +23,7 @@ import type {
 } from '../../../domains/metrics/store.js';
 import { counterIncreasesSql, hasCounterSamples } from './counter-increases.js';
 import type { TelemetryDb } from './open.js';
+import { bound, rows, type Params } from './statements.js';
 
 const MIN_TS = -(2n ** 63n);
 const MAX_TS = 2n ** 63n - 1n;
@@ -51,28 +52,7 @@ const AGGREGATE_SQL: Record<Aggregation, string> = {
   variance: 'var_pop(value)',
 };
 
-type Params = Record<string, DuckDBValue>;
 
-/**
- * The parameters a statement names (DuckDB refuses a bound name the statement does not use), with their
- * types: a JS bigint would otherwise be bound as HUGEINT; every integer here (times, steps, limits) is a BIGINT.
- */
-function bound(sql: string, all: Params): [Params, Record<string, DuckDBType>] {
-  const values: Params = {};
-  const types: Record<string, DuckDBType> = {};
-  for (const m of sql.matchAll(/\$([A-Za-z_][A-Za-z0-9_]*)/g)) {
-    const k = m[1];
-    if (!(k in all)) continue;
-    values[k] = all[k];
-    if (typeof all[k] === 'bigint') types[k] = BIGINT;
-  }
-  return [values, types];
-}
-
-async function rows(c: DuckDBConnection, sql: string, all: Params): Promise<unknown[][]> {
-  const reader = await c.runAndReadAll(sql, ...bound(sql, all));
-  return reader.getRowsJS() as unknown[][];
-}
 
 async function exec(c: DuckDBConnection, sql: string, all: Params): Promise<void> {
   await c.run(sql, ...bound(sql, all));

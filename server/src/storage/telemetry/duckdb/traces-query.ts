@@ -4,7 +4,7 @@
  * value is a bound parameter; attribute keys reach `json_extract_string` as bound JSON paths built from
  * keys that passed the key pattern.
  */
-import { BIGINT, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import type { AttrFilter } from '../../../domains/traces/query-rules.js';
 import type {
   ServiceRow,
@@ -18,9 +18,8 @@ import type {
   TraceSummaryRow,
 } from '../../../domains/traces/store.js';
 import type { TelemetryDb } from './open.js';
+import { rows, exec, type Params } from './statements.js';
 import { traceDeleteGate } from './spans-writer.js';
-
-export type Params = Record<string, DuckDBValue>;
 
 const SAFE_KEY = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
 
@@ -28,33 +27,6 @@ const SAFE_KEY = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
 export function attrPath(key: string): string {
   if (!SAFE_KEY.test(key)) throw new Error('attribute key is not safe for a JSON path');
   return `$."${key}"`;
-}
-
-/**
- * The parameters a statement names (DuckDB refuses a bound name the statement does not use), with their
- * types: every JS bigint here (times, limits) is a BIGINT.
- */
-export function bound(sql: string, all: Params): [Params, Record<string, DuckDBType>] {
-  const values: Params = {};
-  const types: Record<string, DuckDBType> = {};
-  for (const m of sql.matchAll(/\$([A-Za-z_][A-Za-z0-9_]*)/g)) {
-    const k = m[1];
-    if (!(k in all)) continue;
-    values[k] = all[k];
-    if (typeof all[k] === 'bigint') types[k] = BIGINT;
-  }
-  return [values, types];
-}
-
-export async function rows(c: DuckDBConnection, sql: string, all: Params): Promise<unknown[][]> {
-  const reader = await c.runAndReadAll(sql, ...bound(sql, all));
-  return reader.getRowsJS() as unknown[][];
-}
-
-/** Runs a write; returns the rows it changed. */
-export async function exec(c: DuckDBConnection, sql: string, all: Params): Promise<number> {
-  const r = await c.run(sql, ...bound(sql, all));
-  return Number(r.rowsChanged);
 }
 
 export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v as bigint | number));
