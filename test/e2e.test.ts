@@ -19,7 +19,7 @@ describe('first start, restart and shutdown', () => {
 
   it('first start creates an org, a project and an owner key printed once; a later start never changes them; SIGTERM exits cleanly', async () => {
     const first = await startServer({ SVC_DATA_DIR: dataDir });
-    const key = /Owner API key[^\n]*\n\s*(svc_\S+)/.exec(first.stderr())?.[1];
+    const key = /^export SVC_API_KEY=(svc_\S+)$/m.exec(first.stderr())?.[1];
     expect(key).toBeDefined();
     const headers = { 'x-svc-api-key': key! };
     expect((await (await fetch(`${first.base}/readyz`)).json()).status).toBe('ready');
@@ -30,7 +30,7 @@ describe('first start, restart and shutdown', () => {
 
     const second = await startServer({ SVC_DATA_DIR: dataDir, SVC_INIT_API_KEY: 'svc_a_different_key_0123456789', SVC_INIT_PROJECT_ID: 'other' });
     try {
-      expect(second.stderr()).not.toContain('Owner API key');
+      expect(second.stderr()).not.toContain('SVC_API_KEY');
       expect((await fetch(`${second.base}/api/v1/projects`, { headers })).status).toBe(200);
       const again = await (await fetch(`${second.base}/api/v1/projects`, { headers })).json();
       expect(again.projects).toEqual(projects.projects);

@@ -40,12 +40,15 @@ function boolVar(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boole
   return raw === 'true';
 }
 
+/** The URL a client on this machine reaches a server listening on `host:port` at. */
+export function localUrl(host: string, port: number): string {
+  const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${h}:${port}`;
+}
+
 function publicUrl(env: NodeJS.ProcessEnv, host: string, port: number): string {
   const raw = env.SVC_PUBLIC_URL;
-  if (raw === undefined || raw === '') {
-    const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-    return `http://${h}:${port}`;
-  }
+  if (raw === undefined || raw === '') return localUrl(host, port);
   let u: URL;
   try {
     u = new URL(raw);
@@ -57,6 +60,16 @@ function publicUrl(env: NodeJS.ProcessEnv, host: string, port: number): string {
   return u.href.replace(/\/+$/, '');
 }
 
+/**
+ * `SVC_DATA_DIR` (default `./data`) is relative to the directory the user ran the command in:
+ * `npm start` runs its script from the package root (and npm records the caller's directory in
+ * INIT_CWD), so `process.cwd()` alone would put the data wherever the package happens to be.
+ */
+function dataDir(env: NodeJS.ProcessEnv): string {
+  const base = env.INIT_CWD || process.cwd();
+  return path.resolve(base, env.SVC_DATA_DIR || './data');
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = (env.SVC_LOG_LEVEL || 'info') as LogLevel;
   if (!LEVELS.includes(logLevel)) throw new Error(`SVC_LOG_LEVEL must be one of ${LEVELS.join(', ')}`);
@@ -65,7 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port,
     host,
-    dataDir: path.resolve(env.SVC_DATA_DIR || './data'),
+    dataDir: dataDir(env),
     databaseUrl: env.DATABASE_URL || undefined,
     logLevel,
     init: {

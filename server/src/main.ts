@@ -1,8 +1,9 @@
 /** Reads the configuration, opens the stores, listens, and shuts down gracefully on SIGTERM/SIGINT. */
+import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
-import { loadConfig } from './config.js';
+import { loadConfig, localUrl } from './config.js';
 import { buildContext } from './context.js';
-import { bootstrap } from './domains/organizations/bootstrap.js';
+import { bootstrap, firstStartBlock } from './domains/organizations/bootstrap.js';
 import { openStores } from './stores.js';
 
 async function main() {
@@ -11,17 +12,7 @@ async function main() {
   const ctx = buildContext({ config, control, telemetry });
   const init = await bootstrap(control, ctx.audit, ctx.clock, ctx.ids, config.init);
   const app = await buildApp(ctx);
-  if (init.created) {
-    app.log.info({ org_id: init.orgId, project_id: init.projectId }, 'initialized an empty store');
-    if (init.generatedKey) {
-      // Printed once, to the terminal, never to the structured log.
-      process.stderr.write(
-        `\nOwner API key (shown once, store it now):\n  ${init.generatedKey}\n` +
-          `Organization: ${init.orgId}\nProject:      ${init.projectId}\n\n`,
-      );
-    }
-  }
-
+  if (init.created) app.log.info({ org_id: init.orgId, project_id: init.projectId }, 'initialized an empty store');
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -45,6 +36,12 @@ async function main() {
 
   const address = await app.listen({ port: config.port, host: config.host });
   app.log.info({ address, data_dir: config.dataDir, control: control.dialect }, 'listening');
+  if (init.created) {
+    const port = (app.server.address() as AddressInfo).port;
+    const apiUrl = process.env.SVC_PUBLIC_URL ? config.publicUrl : localUrl(config.host, port);
+    // Printed once, to the terminal, never to the structured log.
+    process.stderr.write(firstStartBlock({ apiUrl, orgId: init.orgId, projectId: init.projectId, generatedKey: init.generatedKey }));
+  }
 }
 
 main().catch((err) => {

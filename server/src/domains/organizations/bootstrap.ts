@@ -73,3 +73,20 @@ export async function bootstrap(
   });
   return { created: true, orgId, projectId, generatedKey: init.apiKey ? undefined : secret };
 }
+
+/**
+ * What the first start prints for the person who ran it: the three variables the CLI and the
+ * quickstart read, ready to paste. The owner key is organization-wide, so the block also names
+ * the project it created; without it every project-scoped command would have to ask.
+ */
+export function firstStartBlock(o: { apiUrl: string; orgId: string; projectId: string; generatedKey?: string }): string {
+  const key = o.generatedKey
+    ? `export SVC_API_KEY=${o.generatedKey}`
+    : '# SVC_API_KEY: the SVC_INIT_API_KEY this store was created with';
+  return (
+    `\nsvc initialized an empty store: organization ${o.orgId}, project ${o.projectId}.\n` +
+    (o.generatedKey ? 'The owner API key below holds every scope and is shown only now: store it.\n' : '') +
+    'Paste these lines into your shell to use the svc CLI:\n\n' +
+    `export SVC_API_URL=${o.apiUrl}\n${key}\nexport SVC_PROJECT=${o.projectId}\n\n`
+  );
+}
