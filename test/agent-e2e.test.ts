@@ -94,7 +94,7 @@ describe('OpenTelemetry trace and logs SDKs -> service -> svc agent-runs / svc l
     status: 'completed',
     terminal_reason: 'answered',
     ...times(run.root),
-    step_count: 5,
+    step_count: 6,
     error_steps: 1,
     tool_calls: 2,
     model_calls: 1,
@@ -137,9 +137,9 @@ describe('OpenTelemetry trace and logs SDKs -> service -> svc agent-runs / svc l
       ].sort(byId),
     );
     expect(graph.counts).toEqual({
-      steps: 5,
-      by_canonical_operation: { CANONICAL_OPERATION_CHAT: 1, CANONICAL_OPERATION_EXECUTE_TOOL: 2, CANONICAL_OPERATION_RETRIEVAL: 1, CANONICAL_OPERATION_UPSERT_MEMORY: 1 },
-      by_outcome: { OUTCOME_OK: 2, OUTCOME_ERROR: 1, OUTCOME_CANCELLED: 0, unset: 2 },
+      steps: 6,
+      by_canonical_operation: { CANONICAL_OPERATION_INVOKE_AGENT: 1, CANONICAL_OPERATION_CHAT: 1, CANONICAL_OPERATION_EXECUTE_TOOL: 2, CANONICAL_OPERATION_RETRIEVAL: 1, CANONICAL_OPERATION_UPSERT_MEMORY: 1 },
+      by_outcome: { OUTCOME_OK: 2, OUTCOME_ERROR: 1, OUTCOME_CANCELLED: 0, unset: 3 },
       tool_calls: 2,
       model_calls: 1,
       error_steps: 1,

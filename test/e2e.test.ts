@@ -68,7 +68,7 @@ describe('OpenTelemetry SDK -> service -> svc', () => {
     const requests = meter.createCounter('http.requests');
     requests.add(3, { route: '/pay' });
     requests.add(4, { route: '/cart' });
-    const latency = meter.createHistogram('http.latency', { unit: 'ms', advice: { explicitBucketBoundaries: [10, 100] } });
+    const latency = meter.createHistogram('http.latency', { unit: 'ms', description: 'time to answer a request', advice: { explicitBucketBoundaries: [10, 100] } });
     for (const v of [5, 50, 500, 7]) latency.record(v, { route: '/pay' });
     meter.createObservableGauge('queue.depth').addCallback((r) => r.observe(42, { queue: 'emails' }));
     await provider.forceFlush();
@@ -82,12 +82,12 @@ describe('OpenTelemetry SDK -> service -> svc', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('svc metrics list shows every metric with its type', async () => {
+  it('svc metrics list shows every metric with its type, and the unit and description its instrument sent', async () => {
     const r = await spawnSvc(['metrics', 'list'], env);
     expect(r.code).toBe(0);
     const body = JSON.parse(r.stdout);
     expect(body.metrics).toEqual([
-      { name: 'http.latency', type: 'histogram' },
+      { name: 'http.latency', type: 'histogram', unit: 'ms', description: 'time to answer a request' },
       { name: 'http.requests', type: 'counter' },
       { name: 'queue.depth', type: 'gauge' },
     ]);
@@ -118,6 +118,21 @@ describe('OpenTelemetry SDK -> service -> svc', () => {
     expect(total((c) => !c.upper_bound_infinite && c.upper_bound === 10)).toBe(2);
     expect(total((c) => !c.upper_bound_infinite && c.upper_bound === 100)).toBe(1);
     expect(total((c) => c.upper_bound_infinite)).toBe(1);
+  });
+
+  it('the SDK\'s histogram aggregates from its count, sum and buckets: count is the 4 recordings, not the number of exports', async () => {
+    const read = async (agg: string) => {
+      const r = await spawnSvc(['metrics', 'query', 'http.latency', '--agg', agg, '--interval', '1h', '--since', '10m'], env);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout);
+    };
+    const total = (body: { series: { points: { value: number }[] }[] }) => body.series.flatMap((s) => s.points).reduce((a, p) => a + p.value, 0);
+    const count = await read('count');
+    expect(count).toMatchObject({ type: 'histogram', unit: 'ms', description: 'time to answer a request', estimated: false });
+    expect(total(count)).toBe(4);
+    expect(total(await read('sum'))).toBe(5 + 50 + 500 + 7);
+    const p50 = await read('p50');
+    expect(p50.estimated).toBe(true);
   });
 
   it('the gauge value reads back through svc with the environment filter', async () => {

@@ -90,9 +90,9 @@ it('the same batch exported twice reads exactly like one export: run, counts, co
   expect((await postTraces(t, body, { key: twice.key })).statusCode).toBe(200); // the retry
 
   const single = await readAll(once.key, tid);
-  expect(single.run).toMatchObject({ step_count: 6, model_calls: 3, tool_calls: 2, error_steps: 2, cost_nanos: 2 * (100 * 1000 + 10 * 3000) + 777 });
+  expect(single.run).toMatchObject({ step_count: 7, model_calls: 3, tool_calls: 2, error_steps: 2, cost_nanos: 2 * (100 * 1000 + 10 * 3000) + 777 });
   expect(single.graph.steps).toHaveLength(7);
-  expect(single.graph.counts).toMatchObject({ steps: 6, tool_calls: 2, model_calls: 3, error_steps: 2, memory_ops: 1, instrumented_steps: 1 });
+  expect(single.graph.counts).toMatchObject({ steps: 7, tool_calls: 2, model_calls: 3, error_steps: 2, memory_ops: 1, instrumented_steps: 1 });
   expect(single.events.events.map((e: { name: string }) => e.name)).toEqual(['model.request', 'context.assembly']);
   expect(single.session).toMatchObject({ run_count: 1, turn_count: 1 });
   expect(await readAll(twice.key, tid)).toEqual(single);

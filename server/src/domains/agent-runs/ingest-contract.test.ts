@@ -64,7 +64,7 @@ it('an OTLP trace with an invoke_agent span reads back as a run, a graph, agent 
     session_key: 'conv',
     status: 'max_steps',
     duration_ms: 100,
-    step_count: 1,
+    step_count: 2,
     model_calls: 1,
     cost_unavailable_reason: 'unpriced_model',
   });

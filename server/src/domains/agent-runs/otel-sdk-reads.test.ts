@@ -80,7 +80,7 @@ function expectedRun(s: AgentRunSpans, name: string, cost: Record<string, unknow
     terminal_reason: 'answered',
     ...timesOf(s.root),
     // the root is not a step; the failed tool (gen_ai.response.status=failed) is the one error step
-    step_count: 5,
+    step_count: 6,
     error_steps: 1,
     tool_calls: 2,
     model_calls: 1,
@@ -162,14 +162,15 @@ function expectedSteps(s: AgentRunSpans, name: string, chatCost: Record<string, 
 }
 
 const COUNTS = {
-  steps: 5,
+  steps: 6,
   by_canonical_operation: {
+    CANONICAL_OPERATION_INVOKE_AGENT: 1,
     CANONICAL_OPERATION_CHAT: 1,
     CANONICAL_OPERATION_EXECUTE_TOOL: 2,
     CANONICAL_OPERATION_RETRIEVAL: 1,
     CANONICAL_OPERATION_UPSERT_MEMORY: 1,
   },
-  by_outcome: { OUTCOME_OK: 2, OUTCOME_ERROR: 1, OUTCOME_CANCELLED: 0, unset: 2 },
+  by_outcome: { OUTCOME_OK: 2, OUTCOME_ERROR: 1, OUTCOME_CANCELLED: 0, unset: 3 },
   tool_calls: 2,
   model_calls: 1,
   error_steps: 1,

@@ -139,7 +139,8 @@ const fixtureRunView = {
   started_at: '2026-03-01T10:00:00.000000Z',
   ended_at: '2026-03-01T10:00:10.000000Z',
   duration_ms: 10000,
-  step_count: 5,
+  // every step, the root included: the length of the graph's steps
+  step_count: 6,
   error_steps: 1,
   tool_calls: 1,
   model_calls: 1,
@@ -262,16 +263,20 @@ describe('runs: the fixture run', () => {
         instrumented: false,
       },
     ]);
+    // "make them agree": counts.steps = run.step_count = steps.length (the root is a step)
+    expect(g.counts.steps).toBe(g.steps.length);
+    expect(g.counts.steps).toBe(g.run.step_count);
     expect(g.counts).toEqual({
-      steps: 5,
+      steps: 6,
       by_canonical_operation: {
+        CANONICAL_OPERATION_INVOKE_AGENT: 1,
         CANONICAL_OPERATION_CHAT: 1,
         CANONICAL_OPERATION_EXECUTE_TOOL: 1,
         CANONICAL_OPERATION_RETRIEVAL: 1,
         CANONICAL_OPERATION_SEARCH_MEMORY: 1,
         CANONICAL_OPERATION_UPDATE_MEMORY: 1,
       },
-      by_outcome: { OUTCOME_OK: 1, OUTCOME_ERROR: 1, OUTCOME_CANCELLED: 0, unset: 3 },
+      by_outcome: { OUTCOME_OK: 2, OUTCOME_ERROR: 1, OUTCOME_CANCELLED: 0, unset: 3 },
       tool_calls: 1,
       model_calls: 1,
       error_steps: 1,
@@ -330,14 +335,15 @@ describe('runs: outcome mapping', () => {
       'in_progress',
       null,
     ]);
-    expect(g.counts.by_outcome).toEqual({ OUTCOME_OK: 1, OUTCOME_ERROR: 1, OUTCOME_CANCELLED: 1, unset: 3 });
+    // the root (no stated status) is a step too: unset 3 + 1
+    expect(g.counts.by_outcome).toEqual({ OUTCOME_OK: 1, OUTCOME_ERROR: 1, OUTCOME_CANCELLED: 1, unset: 4 });
   });
 
   it('an operation that is not well known is CANONICAL_OPERATION_UNKNOWN', async () => {
     const p = await project();
     await p.spans(run(1, {}, [{ op: 'summarize' }, { op: null }]));
     const g = (await p.get(`/agent-runs/${traceId(1)}/graph`)).json();
-    expect(g.counts.by_canonical_operation).toEqual({ CANONICAL_OPERATION_UNKNOWN: 2 });
+    expect(g.counts.by_canonical_operation).toEqual({ CANONICAL_OPERATION_INVOKE_AGENT: 1, CANONICAL_OPERATION_UNKNOWN: 2 });
   });
 });
 
@@ -386,7 +392,7 @@ describe('runs: derived fields', () => {
       { traceId: tid, spanId: spanId(4), parentSpanId: spanId(3), op: 'chat', startUs: at(1, 600) },
     ]);
     const r = (await p.get(`/agent-runs/${tid}`)).json();
-    expect(r).toMatchObject({ root_step_id: spanId(2), agent_name: 'main', observation_key: 's/main', step_count: 3, model_calls: 1 });
+    expect(r).toMatchObject({ root_step_id: spanId(2), agent_name: 'main', observation_key: 's/main', step_count: 4, model_calls: 1 });
   });
 
   it('observation_key: "gen_ai.agent.id when present, else <service.name>/<gen_ai.agent.name> (with unknown_service ...)"', async () => {
@@ -636,7 +642,7 @@ describe('runs: errors and access', () => {
     expect(res.json()).toMatchObject({ error: 'result_too_large', details: { limit: 10000, steps: 10001 } });
     expect(res.json().message).toMatch(/at most 10000 steps/);
     // the run itself still reads
-    expect((await p.get(`/agent-runs/${traceId(1)}`)).json().step_count).toBe(10_000);
+    expect((await p.get(`/agent-runs/${traceId(1)}`)).json().step_count).toBe(10_001);
   });
 
   it('exactly 10,000 steps still answers', async () => {

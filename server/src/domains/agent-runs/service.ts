@@ -16,8 +16,8 @@
  * - A malformed run id in the path (not 32 hex characters) is 400; an unknown run, or a run of another
  *   project, is 404 (the same answer). Upper-case hex is accepted and read as lower case.
  * - The run's counts (`step_count`, `error_steps`, `tool_calls`, `model_calls`, `safety_error_steps`) and
- *   the graph's `counts` are over the steps other than the root; `steps[]` lists every span, the root too
- *   (`run.root_step_id` names it). A run status that is not one of the SDK's wire values is read as absent.
+ *   the graph's `counts` are over every step, the root too, as `steps[]` lists them (`run.root_step_id`
+ *   names the root), so `step_count` = `counts.steps` = the length of `steps`. A run status that is not one of the SDK's wire values is read as absent.
  * - The graph refuses a run with more than 10,000 steps (spans, root included) with 429 `result_too_large`
  *   naming the limit; it never truncates.
  * - Agent events are the events of the steps of runs (spans of traces with an invoke_agent span); their
@@ -186,7 +186,8 @@ export class AgentRunsService {
       .map((s) => ({ ...s, traceId: run.traceId, steps: 1 }));
     const runCost = runCosts([run.traceId], usage, book).get(run.traceId)!;
 
-    const counted = steps.filter((s) => s.spanId !== run.rootSpanId);
+    // Every span is a step, the root too, so `counts.steps` is the length of `steps` and agrees with the run's `step_count`.
+    const counted = steps;
     const byOperation: Record<string, number> = {};
     const byOutcome = { OUTCOME_OK: 0, OUTCOME_ERROR: 0, OUTCOME_CANCELLED: 0, unset: 0 };
     for (const s of counted) {

@@ -46,33 +46,51 @@ export class HistogramCells {
   }
 }
 
+/** What one histogram sample adds to its step bucket: its own counts (delta) or its difference from the previous one. */
+export interface HistogramIncrease {
+  ts: number;
+  bounds: number[];
+  /** Per bucket, one more than `bounds`. */
+  counts: bigint[];
+  count: bigint;
+  /** Null when a sample of the pair carried no sum: the sum of the increase is then unknown. */
+  sum: number | null;
+}
+
 /**
- * Turns a stream of samples, ordered by series, temporality, bounds layout and time, into per-bucket increases.
+ * Turns a stream of samples, ordered by series, temporality, bounds layout and time, into increases.
  * `visibleFromMs` is where the visible window starts (the window start, or just after the metric's tombstone).
  */
-export function histogramIncreases(stepMs: number, visibleFromMs: number) {
-  const cells = new HistogramCells(stepMs);
-  let prev: { chain: string; startTs: number | null; counts: bigint[] } | undefined;
+export function histogramIncreases(visibleFromMs: number, emit: (inc: HistogramIncrease) => void) {
+  let prev: { chain: string; startTs: number | null; counts: bigint[]; count: bigint; sum: number | null } | undefined;
   return {
-    cells,
     push(s: HistogramSample): void {
       // Old histogram data without preserved buckets (or a malformed layout) gives no cells.
       if (s.counts.length === 0 || s.counts.length !== s.bounds.length + 1) return;
+      const whole = { ts: s.ts, bounds: s.bounds, counts: s.counts, count: s.count, sum: s.sum };
       if (s.temporality === 'delta') {
-        cells.add(s.ts, s.bounds, s.counts);
+        emit(whole);
         return;
       }
       if (s.temporality !== 'cumulative') return;
       const chain = `${s.seriesId}|${s.bounds.join(',')}`;
       if (!prev || prev.chain !== chain) {
         // First sample of the series in the window: an increase only if the series started inside the window.
-        if (s.startTs !== null && s.startTs >= visibleFromMs) cells.add(s.ts, s.bounds, s.counts);
+        if (s.startTs !== null && s.startTs >= visibleFromMs) emit(whole);
       } else {
-        const p = prev.counts;
-        const reset = s.startTs !== prev.startTs || s.counts.some((c, i) => c < p[i]);
-        cells.add(s.ts, s.bounds, reset ? s.counts : s.counts.map((c, i) => c - p[i]));
+        const p = prev;
+        const reset = s.startTs !== p.startTs || s.count < p.count || s.counts.some((c, i) => c < p.counts[i]);
+        if (reset) emit(whole);
+        else
+          emit({
+            ts: s.ts,
+            bounds: s.bounds,
+            counts: s.counts.map((c, i) => c - p.counts[i]),
+            count: s.count - p.count,
+            sum: s.sum === null || p.sum === null ? null : s.sum - p.sum,
+          });
       }
-      prev = { chain, startTs: s.startTs, counts: s.counts };
+      prev = { chain, startTs: s.startTs, counts: s.counts, count: s.count, sum: s.sum };
     },
   };
 }

@@ -5,7 +5,12 @@
 import { permissionDenied } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
 import { METRIC_TYPES } from './request-rules.js';
-import type { LabelValues, MetricNamesPage, MetricType } from './store.js';
+import type { LabelValues, MetricMetadata, MetricNamesPage, MetricType } from './store.js';
+
+/** `unit` and `description` as the instrument sent them; each absent when it sent none. */
+export function metadataFields(m: MetricMetadata | null | undefined): { unit?: string; description?: string } {
+  return { ...(m?.unit ? { unit: m.unit } : {}), ...(m?.description ? { description: m.description } : {}) };
+}
 
 /**
  * Label keys named after a recorded-content convention (OpenTelemetry GenAI attributes that carry prompts,
@@ -55,9 +60,11 @@ export function refuseRecordedContentKeys(caller: Principal, projectId: string, 
 
 /** A stored type outside the API's list is left out rather than reported as something it is not. */
 export function metricNameList(page: MetricNamesPage, retrievedAt: Date) {
-  const metrics = page.names.map((n) =>
-    n.type !== null && (METRIC_TYPES as readonly string[]).includes(n.type) ? { name: n.name, type: n.type as MetricType } : { name: n.name },
-  );
+  const metrics = page.names.map((n) => ({
+    name: n.name,
+    ...(n.type !== null && (METRIC_TYPES as readonly string[]).includes(n.type) ? { type: n.type as MetricType } : {}),
+    ...metadataFields(n.metadata),
+  }));
   return {
     metrics,
     total_count: page.totalCount,

@@ -42,9 +42,14 @@ export const ListMetricNamesQuery = Type.Object(
 );
 export type ListMetricNamesQuery = Static<typeof ListMetricNamesQuery>;
 
+const MetricUnit = Type.Optional(Type.String({ description: 'the unit the instrument last sent (UCUM, e.g. `ms`, `By`); absent when it sent none' }));
+const MetricDescription = Type.Optional(Type.String({ description: 'the description the instrument last sent; absent when it sent none' }));
+
 export const MetricNameEntry = Type.Object({
   name: Type.String(),
   type: Type.Optional(stringEnum<MetricType>(METRIC_TYPES, { description: 'present when the ingested data supplies one' })),
+  unit: MetricUnit,
+  description: MetricDescription,
 });
 
 export const ListMetricNamesResponse = Type.Object({
@@ -93,6 +98,18 @@ export const AggregateMetricBody = Type.Object(
 export type AggregateMetricBody = Static<typeof AggregateMetricBody>;
 
 export const AggregateMetricResponse = Type.Object({
+  metric_name: Type.String(),
+  aggregation: stringEnum<Aggregation>(AGGREGATIONS),
+  type: Type.Optional(
+    stringEnum<MetricType>(METRIC_TYPES, {
+      description: 'the type the series carry; a histogram is aggregated from its count, sum and buckets, not from one mean per sample',
+    }),
+  ),
+  unit: MetricUnit,
+  description: MetricDescription,
+  estimated: Type.Boolean({
+    description: 'true when the values are estimates: p50, p95 and p99 of a histogram, interpolated within its buckets',
+  }),
   series: Type.Array(
     Type.Object({
       labels: Type.Record(Type.String(), Type.String(), { description: 'the group_by keys; a key the series lacks is absent' }),
@@ -119,6 +136,8 @@ export type HistogramMetricBody = Static<typeof HistogramMetricBody>;
 export const HistogramMetricResponse = Type.Object({
   metric_name: Type.String(),
   step: Type.String(),
+  unit: MetricUnit,
+  description: MetricDescription,
   cells: Type.Array(
     Type.Object({
       timestamp: Type.String({ format: 'date-time' }),

@@ -63,12 +63,15 @@
  */
 import type { Principal } from '../../http/principal.js';
 import type { Clock } from '../../lib/clock.js';
-import { histogramIncreases } from './histogram-cells.js';
-import { metricNameList, refuseRecordedContentKeys, visibleLabels } from './names-labels.js';
+import { invalidRequest } from '../../http/errors.js';
+import { checkHistogramAggregation, HistogramAggregate, isEstimate } from './histogram-aggregate.js';
+import { HistogramCells, histogramIncreases } from './histogram-cells.js';
+import { metadataFields, metricNameList, refuseRecordedContentKeys, visibleLabels } from './names-labels.js';
 import {
   aggregateSelection,
   isoTime,
   MAX_METRIC_NAMES,
+  METRIC_TYPES,
   MAX_SERIES,
   optionalWindow,
   resolveGrid,
@@ -77,7 +80,8 @@ import {
   type HistogramInput,
   type WindowQuery,
 } from './request-rules.js';
-import type { MetricsStore } from './store.js';
+import type { AggregateQuery, AggregateResult, MetricsStore, MetricType } from './store.js';
+
 
 // The inputs of MetricsService's methods, so callers can name them from where the service is.
 export type { AggregateInput, HistogramInput, TimeRangeInput, WindowQuery } from './request-rules.js';
@@ -108,8 +112,7 @@ export class MetricsService {
     const { aggregation, filters, groupBy } = aggregateSelection(input);
     const { startMs, endMs, stepMs } = resolveGrid(this.clock, input.time_range, input.step);
     refuseRecordedContentKeys(caller, projectId, [...filters.map((f) => f.key), ...groupBy]);
-
-    const result = await this.store.aggregate({
+    const query = {
       projectId,
       metricName: input.metric_name,
       serviceName: input.service_name,
@@ -121,7 +124,18 @@ export class MetricsService {
       stepMs,
       aggregation,
       maxSeries: MAX_SERIES,
-    });
+    };
+    const [types, metadata] = await Promise.all([this.store.seriesTypes(projectId, input.metric_name), this.store.metadata(projectId, input.metric_name)]);
+    // A name whose series all are histograms is read from their count, sum and buckets; a name whose
+    // series disagree on the type (against the OpenTelemetry data model) is read as its stored points.
+    const histogram = types.length > 0 && types.every((t) => t === 'histogram');
+    if (histogram) checkHistogramAggregation(input.metric_name, aggregation);
+    else if (types.length > 0 && types.every((t) => t === 'summary') && (aggregation === 'count' || aggregation === 'sum'))
+      throw invalidRequest(
+        `metric "${input.metric_name}" is a summary, stored as one mean per sample: aggregation "${aggregation}" would count or add those means, not the observations; use avg, min, max, p50, p95, p99, stddev or variance (over the means)`,
+        { metric_type: 'summary', aggregation },
+      );
+    const result = histogram ? await this.histogramAggregate(query) : await this.store.aggregate(query);
     if (result.kind === 'too_many_series') throw tooManySeries();
 
     const series: { labels: Record<string, string>; points: { timestamp: string; value: number }[] }[] = [];
@@ -138,20 +152,40 @@ export class MetricsService {
       }
       current.points.push({ timestamp: isoTime(row.bucketMs), value: row.value });
     }
-    return { series };
+    const known = types.filter((t): t is MetricType => t !== null && (METRIC_TYPES as readonly string[]).includes(t));
+    const type: MetricType | undefined = known.length === 1 && types.length === 1 ? known[0] : undefined;
+    return {
+      metric_name: input.metric_name,
+      aggregation,
+      ...(type !== undefined ? { type } : {}),
+      ...metadataFields(metadata),
+      estimated: histogram && isEstimate(aggregation),
+      series,
+    };
+  }
+
+  /** A histogram read by its count, sum and buckets (histogram-aggregate.ts), after the tombstone like every read. */
+  private async histogramAggregate(q: AggregateQuery): Promise<AggregateResult> {
+    const tombstone = await this.store.tombstone(q.projectId, q.metricName);
+    const visibleFromMs = tombstone === null ? q.startMs : Math.max(q.startMs, tombstone + 1);
+    const acc = new HistogramAggregate(q.stepMs, visibleFromMs, q.aggregation);
+    const outcome = await this.store.histogramAggregateSamples(q, (s) => acc.push(s));
+    return outcome === 'too_many_series' ? { kind: 'too_many_series' } : { kind: 'rows', rows: acc.rows() };
   }
 
   async histogram(projectId: string, input: HistogramInput) {
     const { step, stepMs, startMs, endMs } = resolveGrid(this.clock, input.time_range, input.step);
     const tombstone = await this.store.tombstone(projectId, input.metric_name);
     const visibleFromMs = tombstone === null ? startMs : Math.max(startMs, tombstone + 1);
-    const acc = histogramIncreases(stepMs, visibleFromMs);
+    const cells = new HistogramCells(stepMs);
+    const acc = histogramIncreases(visibleFromMs, (inc) => cells.add(inc.ts, inc.bounds, inc.counts));
     if (visibleFromMs <= endMs)
       await this.store.histogramSamples(
         { projectId, metricName: input.metric_name, environment: input.environment, startMs: visibleFromMs, endMs },
         (s) => acc.push(s),
       );
-    return { metric_name: input.metric_name, step, cells: acc.cells.cells() };
+    const metadata = await this.store.metadata(projectId, input.metric_name);
+    return { metric_name: input.metric_name, step, ...metadataFields(metadata), cells: cells.cells() };
   }
 
   async delete(projectId: string, metricName: string) {

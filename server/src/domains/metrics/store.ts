@@ -23,6 +23,14 @@ export interface MetricNameRow {
   name: string;
   /** As ingested; null when the data supplied none. */
   type: string | null;
+  /** What the instrument last said of itself; absent when it never sent a unit or description. */
+  metadata?: MetricMetadata;
+}
+
+/** OTLP Metric.unit and .description as last sent for the name ('' for one that was not sent). */
+export interface MetricMetadata {
+  unit: string;
+  description: string;
 }
 
 export interface MetricNamesPage {
@@ -87,10 +95,19 @@ export interface HistogramSample {
   ts: number;
   startTs: number | null;
   temporality: string;
+  /** Observations in the sample (cumulative samples: since their start). */
+  count: bigint;
+  /** Their sum; null when the sample did not carry one. */
+  sum: number | null;
   /** Finite upper bounds; the last bucket is (last bound, +Inf). */
   bounds: number[];
   /** One more than `bounds`. */
   counts: bigint[];
+}
+
+/** A histogram sample read for an aggregate: with the values of the `groupBy` keys of its series. */
+export interface HistogramAggregateSample extends HistogramSample {
+  group: (string | null)[];
 }
 
 export interface MetricsStore {
@@ -101,6 +118,16 @@ export interface MetricsStore {
   /** The tombstone of a name (ms), or null when it was never deleted. */
   tombstone(projectId: string, metricName: string): Promise<number | null>;
   aggregate(q: AggregateQuery): Promise<AggregateResult>;
+  /** The distinct types the name's series carry (any time; null for a series without one): tells a histogram from a plain metric. */
+  seriesTypes(projectId: string, metricName: string): Promise<(string | null)[]>;
+  /** The name's unit and description, or null when the instrument never sent either. */
+  metadata(projectId: string, metricName: string): Promise<MetricMetadata | null>;
+  /**
+   * The visible histogram samples of the aggregate's series in its window, with their group values,
+   * ordered by series, temporality, bounds layout and time (as `histogramSamples`). `too_many_series`
+   * when more than `maxSeries` groups have samples; then `onSample` was not called.
+   */
+  histogramAggregateSamples(q: AggregateQuery, onSample: (s: HistogramAggregateSample) => void): Promise<'ok' | 'too_many_series'>;
   /**
    * Calls `onSample` for every visible histogram sample in the window, ordered by series, temporality,
    * bounds layout and time, so a caller can difference consecutive cumulative samples while streaming.

@@ -70,7 +70,8 @@ export interface HistogramRow {
   temporality: 'delta' | 'cumulative';
   bounds: number[];
   counts: (number | bigint)[];
-  sum?: number;
+  /** Default 0; null for a sample that carried no sum. */
+  sum?: number | null;
 }
 
 export async function insertHistograms(
@@ -91,11 +92,11 @@ export async function insertHistograms(
         start: s.startAt === undefined || s.startAt === null ? null : BigInt(toMs(s.startAt)),
         temporality: s.temporality,
         count: counts.reduce((a, b) => a + b, 0n),
-        sum: s.sum ?? 0,
+        sum: s.sum === undefined ? 0 : s.sum,
         bounds: listValue(s.bounds),
         counts: listValue(counts),
       },
-      { id: UBIGINT, start: BIGINT, count: UBIGINT, bounds: LIST(DOUBLE), counts: LIST(UBIGINT) },
+      { id: UBIGINT, start: BIGINT, count: UBIGINT, sum: DOUBLE, bounds: LIST(DOUBLE), counts: LIST(UBIGINT) },
     );
   }
 }

@@ -75,6 +75,8 @@ export interface SummaryDataPoint {
 }
 export interface Metric {
   name?: string | null;
+  unit?: string | null;
+  description?: string | null;
   gauge?: { dataPoints: NumberDataPoint[] } | null;
   sum?: { dataPoints: NumberDataPoint[]; aggregationTemporality?: number | null; isMonotonic?: boolean | null } | null;
   histogram?: { dataPoints: HistogramDataPoint[]; aggregationTemporality?: number | null } | null;

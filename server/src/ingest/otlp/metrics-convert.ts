@@ -18,7 +18,7 @@
  *   counted and the first reason kept; the rest of the request is stored. A point flagged
  *   NoRecordedValue (flags bit 0) carries no sample and is skipped without being counted as rejected.
  */
-import { UNKNOWN_START, type HistogramRow, type MetricRows, type MetricType } from '../../storage/telemetry/duckdb/metrics-writer.js';
+import { UNKNOWN_START, type HistogramRow, type MetricMetadataRow, type MetricRows, type MetricType } from '../../storage/telemetry/duckdb/metrics-writer.js';
 import type { Int64, KeyValue, Metric, MetricsInput } from './decode.js';
 import {
   exponentialValue,
@@ -33,6 +33,7 @@ import { addSeries, findSeries, newContext, nextEpoch, seriesContext, type Cache
 import { nanosToMs, resourceIdentity, seriesId } from './values.js';
 
 export interface ConvertResult extends MetricRows {
+  metadata: MetricMetadataRow[];
   /** Data points in the request: stored, rejected or skipped. */
   total: number;
   rejected: number;
@@ -54,6 +55,7 @@ class Converter {
     pointValue: [],
     pointStart: undefined,
     histograms: [],
+    metadata: [],
     total: 0,
     rejected: 0,
     firstRejection: undefined,
@@ -81,6 +83,7 @@ class Converter {
 
   private metric(m: Metric): void {
     this.name = m.name ?? '';
+    if ((m.unit || m.description) && this.name !== '') this.out.metadata.push({ name: this.name, unit: m.unit ?? '', description: m.description ?? '' });
     if (m.gauge) this.each(m.gauge.dataPoints, 'gauge', numberValue, (p, ts, v) => this.number(p, ts, v, false));
     else if (m.sum) {
       const cumulative = !!m.sum.isMonotonic && temporality(m.sum.aggregationTemporality) === 'cumulative';

@@ -134,6 +134,28 @@ describe('POST /v1/metrics: encodings', () => {
   });
 });
 
+describe('POST /v1/metrics: unit and description', () => {
+  it('keeps the unit and description an instrument sends (the latest sent wins) and returns them with the name, the aggregate and the histogram', async () => {
+    const p = await project();
+    const names = async () => (await t.call({ method: 'GET', url: '/api/v1/metrics/names', key: p.key })).json().metrics;
+    const lat = (unit: string, description: string) => ({ ...histogram('lat', [{ timeUnixNano: ns(T0), startTimeUnixNano: ns(T0 - 1000), count: '1', sum: 3, explicitBounds: [10], bucketCounts: ['1', '0'] }], 1), unit, description });
+    expect((await postMetrics(t, request({}, [lat('s', 'old words'), gauge('plain', [num(T0, 1)])]), { key: p.key })).statusCode).toBe(200);
+    expect((await postMetrics(t, request({}, [lat('ms', 'time to answer')]), { key: p.key, format: 'json' })).statusCode).toBe(200);
+    expect(await names()).toEqual([
+      { name: 'lat', type: 'histogram', unit: 'ms', description: 'time to answer' },
+      { name: 'plain', type: 'gauge' },
+    ]);
+    const window = { start: new Date(T0 - 60_000).toISOString(), end: new Date(T0 + 60_000).toISOString() };
+    const agg = await t.call({ method: 'POST', url: '/api/v1/metrics/aggregate', key: p.key, payload: { metric_name: 'lat', aggregation: 'count', time_range: window } });
+    expect(agg.json()).toMatchObject({ unit: 'ms', description: 'time to answer', type: 'histogram', series: [{ points: [{ value: 2 }] }] });
+    const hist = await t.call({ method: 'POST', url: '/api/v1/metrics/histogram', key: p.key, payload: { metric_name: 'lat', time_range: window } });
+    expect(hist.json()).toMatchObject({ unit: 'ms', description: 'time to answer' });
+    const plain = await t.call({ method: 'POST', url: '/api/v1/metrics/aggregate', key: p.key, payload: { metric_name: 'plain', time_range: window } });
+    expect(plain.json()).not.toHaveProperty('unit');
+    expect(plain.json()).not.toHaveProperty('description');
+  });
+});
+
 describe('POST /v1/metrics: partial success', () => {
   it('rejected points are counted in partial_success with the first reason; the rest of the request is stored', async () => {
     const p = await project();

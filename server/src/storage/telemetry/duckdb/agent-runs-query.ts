@@ -84,17 +84,17 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
         ${rootsCte(project, [], 'roots', 'trace_id IN (SELECT trace_id FROM page_keys)')},
         pg AS (SELECT * FROM roots)`;
     }
-    const notRoot = 's.span_id <> pg.root_span_id';
+    // Every span of the trace is a step, the root too: the counts agree with the graph's `steps` list.
     const sql = `
       WITH ${pageCte},
       agg AS (
         SELECT s.trace_id,
-          count(*) FILTER (WHERE ${notRoot}) AS step_count,
-          count(*) FILTER (WHERE ${notRoot} AND s.outcome = 'OUTCOME_ERROR') AS error_steps,
-          count(*) FILTER (WHERE ${notRoot} AND s.canonical_operation = ${lit(OP.executeTool)}) AS tool_calls,
-          count(*) FILTER (WHERE ${notRoot} AND s.canonical_operation IN (${MODEL_OPS})) AS model_calls,
-          count(*) FILTER (WHERE ${notRoot} AND s.safety_check AND s.outcome IS NOT NULL) AS safety_outcomes,
-          count(*) FILTER (WHERE ${notRoot} AND s.safety_check AND s.outcome = 'OUTCOME_ERROR') AS safety_errors,
+          count(*) AS step_count,
+          count(*) FILTER (WHERE s.outcome = 'OUTCOME_ERROR') AS error_steps,
+          count(*) FILTER (WHERE s.canonical_operation = ${lit(OP.executeTool)}) AS tool_calls,
+          count(*) FILTER (WHERE s.canonical_operation IN (${MODEL_OPS})) AS model_calls,
+          count(*) FILTER (WHERE s.safety_check AND s.outcome IS NOT NULL) AS safety_outcomes,
+          count(*) FILTER (WHERE s.safety_check AND s.outcome = 'OUTCOME_ERROR') AS safety_errors,
           first(s.session_key ORDER BY s.start_us, s.span_id) FILTER (WHERE s.session_key IS NOT NULL) AS first_session,
           first(s.turn_id ORDER BY s.start_us, s.span_id) FILTER (WHERE s.turn_id IS NOT NULL) AS first_turn
         FROM pg JOIN ${spansOnce(project, 'trace_id IN (SELECT trace_id FROM pg)', 'trace_id, span_id, outcome, canonical_operation, safety_check, session_key, turn_id, start_us')} s

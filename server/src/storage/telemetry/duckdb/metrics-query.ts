@@ -16,8 +16,11 @@ import type {
   Aggregation,
   HistogramQuery,
   HistogramSample,
+  HistogramAggregateSample,
   LabelValues,
+  MetricMetadata,
   MetricNamesPage,
+  SeriesSelector,
   MetricsStore,
   TimeWindow,
 } from '../../../domains/metrics/store.js';
@@ -74,6 +77,53 @@ async function visibleRange(c: DuckDBConnection, projectId: string, name: string
   return lo > hi ? null : { lo, hi };
 }
 
+ /**
+ * The series of an aggregate, resolved on the small `metric_series` catalogue (service, environment,
+ * label filters): CTE `s` with each series' group values and a dense integer group id `gid` (in the
+ * order of the values, no-value last), so the big scans group on integers. `needSeries` is false when
+ * nothing narrows or groups the series, so a scan may skip the join.
+ */
+function seriesSelection(q: SeriesSelector & { groupBy: string[] }) {
+  const params: Params = { project: q.projectId, name: q.metricName };
+  const groups = q.groupBy.map((_, i) => `g${i}`);
+  q.groupBy.forEach((k, i) => (params[`g${i}k`] = labelPath(k)));
+  const conds = ['project_id = $project', 'name = $name'];
+  if (q.serviceName !== undefined) {
+    conds.push('service_name = $service');
+    params.service = q.serviceName;
+  }
+  if (q.environment !== undefined) {
+    conds.push('environment = $environment');
+    params.environment = q.environment;
+  }
+  q.filters.forEach((f, i) => {
+    conds.push(`list_contains($f${i}v, json_extract_string(labels, $f${i}k))`);
+    params[`f${i}k`] = labelPath(f.key);
+    params[`f${i}v`] = listValue(f.values);
+  });
+  const needSeries = groups.length > 0 || conds.length > 2;
+  const labelCols = groups.map((g) => `, json_extract_string(labels, $${g}k) AS ${g}`).join('');
+  const gid = groups.length > 0 ? `dense_rank() OVER (ORDER BY ${groups.map((g) => `${g} ASC NULLS LAST`).join(', ')})` : '1';
+  const seriesCte = `s AS (
+        SELECT series_id${groups.map((g) => `, ${g}`).join('')}, ${gid} AS gid
+        FROM (SELECT series_id${labelCols} FROM metric_series WHERE ${conds.join(' AND ')}))`;
+  return { params, groups, needSeries, seriesCte };
+}
+
+/** A histogram sample from the columns series_id, ts, start_ts, temporality, count, sum, bounds, counts. */
+function histogramSample([seriesId, ts, startTs, temporality, count, sum, bounds, counts]: unknown[]): HistogramSample {
+  return {
+    seriesId: seriesId as bigint,
+    ts: ms(ts),
+    startTs: startTs === null ? null : ms(startTs),
+    temporality: temporality as string,
+    count: count as bigint,
+    sum: sum as number | null,
+    bounds: bounds as number[],
+    counts: counts as bigint[],
+  };
+}
+
 const isConflict = (e: unknown) => e instanceof Error && /conflict/i.test(e.message);
 
 export class DuckDbMetricsQuery implements MetricsStore {
@@ -99,7 +149,9 @@ export class DuckDbMetricsQuery implements MetricsStore {
         LEFT JOIN metric_series s ON s.project_id = $project AND s.series_id = v.series_id
         GROUP BY v.name
       )
-      SELECT name, type, count(*) OVER () AS total FROM named ORDER BY name LIMIT $limit`;
+      SELECT n.name, n.type, count(*) OVER () AS total, m.unit, m.description FROM named n
+      LEFT JOIN metric_metadata m ON m.project_id = $project AND m.name = n.name
+      ORDER BY n.name LIMIT $limit`;
     return this.db.read(async (c) => {
       const r = await rows(c, sql, {
         project: projectId,
@@ -108,7 +160,11 @@ export class DuckDbMetricsQuery implements MetricsStore {
         limit: BigInt(limit),
       });
       return {
-        names: r.map(([name, type]) => ({ name: name as string, type: (type as string | null) ?? null })),
+        names: r.map(([name, type, , unit, description]) => ({
+          name: name as string,
+          type: (type as string | null) ?? null,
+          ...(unit === null ? {} : { metadata: { unit: unit as string, description: description as string } }),
+        })),
         totalCount: r.length ? ms(r[0][2]) : 0,
       };
     });
@@ -136,31 +192,8 @@ export class DuckDbMetricsQuery implements MetricsStore {
   }
 
   aggregate(q: AggregateQuery): Promise<AggregateResult> {
-    const params: Params = { project: q.projectId, name: q.metricName, step: BigInt(q.stepMs), more: BigInt(q.maxSeries + 1) };
-    const groups = q.groupBy.map((_, i) => `g${i}`);
-    q.groupBy.forEach((k, i) => (params[`g${i}k`] = labelPath(k)));
-    const conds = ['project_id = $project', 'name = $name'];
-    if (q.serviceName !== undefined) {
-      conds.push('service_name = $service');
-      params.service = q.serviceName;
-    }
-    if (q.environment !== undefined) {
-      conds.push('environment = $environment');
-      params.environment = q.environment;
-    }
-    q.filters.forEach((f, i) => {
-      conds.push(`list_contains($f${i}v, json_extract_string(labels, $f${i}k))`);
-      params[`f${i}k`] = labelPath(f.key);
-      params[`f${i}v`] = listValue(f.values);
-    });
-    // Series are resolved on the small catalogue; each group of label values gets a dense integer id
-    // (in the order of the values, no-value last), so the big aggregation groups on two integers.
-    const needSeries = groups.length > 0 || conds.length > 2;
-    const labelCols = groups.map((g) => `, json_extract_string(labels, $${g}k) AS ${g}`).join('');
-    const gid = groups.length > 0 ? `dense_rank() OVER (ORDER BY ${groups.map((g) => `${g} ASC NULLS LAST`).join(', ')})` : '1';
-    const seriesCte = `s AS (
-        SELECT series_id${groups.map((g) => `, ${g}`).join('')}, ${gid} AS gid
-        FROM (SELECT series_id${labelCols} FROM metric_series WHERE ${conds.join(' AND ')}))`;
+    const { params, groups, needSeries, seriesCte } = seriesSelection(q);
+    Object.assign(params, { step: BigInt(q.stepMs), more: BigInt(q.maxSeries + 1) });
     // `origin` is the aligned bucket at or before the window start, so `ts - origin` is never negative and
     // integer division is the floor: bucket = origin + b * step = floor(ts / step) * step.
     const gidCol = needSeries ? 's.gid' : '1 AS gid';
@@ -213,6 +246,47 @@ export class DuckDbMetricsQuery implements MetricsStore {
     });
   }
 
+  async seriesTypes(projectId: string, metricName: string): Promise<(string | null)[]> {
+    const r = await this.db.read((c) =>
+      rows(c, 'SELECT DISTINCT type FROM metric_series WHERE project_id = $project AND name = $name ORDER BY type', {
+        project: projectId,
+        name: metricName,
+      }),
+    );
+    return r.map(([t]) => t as string | null);
+  }
+
+  async metadata(projectId: string, metricName: string): Promise<MetricMetadata | null> {
+    const r = await this.db.read((c) =>
+      rows(c, 'SELECT unit, description FROM metric_metadata WHERE project_id = $project AND name = $name', { project: projectId, name: metricName }),
+    );
+    return r.length ? { unit: r[0][0] as string, description: r[0][1] as string } : null;
+  }
+
+  histogramAggregateSamples(q: AggregateQuery, onSample: (s: HistogramAggregateSample) => void): Promise<'ok' | 'too_many_series'> {
+    const { params, groups, seriesCte } = seriesSelection(q);
+    params.more = BigInt(q.maxSeries + 1);
+    const samples = `h AS (
+        SELECT s.gid${groups.map((g) => `, s.${g}`).join('')}, h.series_id, h.ts, h.start_ts, h.temporality, h.count, h.sum, h.bounds, h.counts
+        FROM metric_histograms h JOIN s ON s.series_id = h.series_id
+        WHERE h.project_id = $project AND h.name = $name AND h.ts BETWEEN $lo AND $hi)`;
+    const cte = `WITH ${seriesCte}, ${samples}`;
+    return this.db.read(async (c) => {
+      const range = await visibleRange(c, q.projectId, q.metricName, { startMs: q.startMs, endMs: q.endMs });
+      if (!range) return 'ok';
+      Object.assign(params, range);
+      const [[groupsWithSamples]] = await rows(c, `${cte} SELECT count(*) FROM (SELECT DISTINCT gid FROM h LIMIT $more)`, params);
+      if (ms(groupsWithSamples) > q.maxSeries) return 'too_many_series';
+      const sql = `${cte} SELECT ${groups.map((g) => `${g}, `).join('')}series_id, ts, start_ts, temporality, count, sum, bounds, counts
+        FROM h ORDER BY gid, series_id, temporality, bounds, ts, count`;
+      const result = await c.stream(sql, ...bound(sql, params));
+      const n = groups.length;
+      for await (const chunk of result.yieldRowsJs())
+        for (const row of chunk) onSample({ ...histogramSample(row.slice(n)), group: row.slice(0, n) as (string | null)[] });
+      return 'ok';
+    });
+  }
+
   histogramSamples(q: HistogramQuery, onSample: (s: HistogramSample) => void): Promise<void> {
     const params: Params = { project: q.projectId, name: q.metricName };
     let join = '';
@@ -221,7 +295,7 @@ export class DuckDbMetricsQuery implements MetricsStore {
       params.environment = q.environment;
     }
     const sql = `
-      SELECT h.series_id, h.ts, h.start_ts, h.temporality, h.bounds, h.counts
+      SELECT h.series_id, h.ts, h.start_ts, h.temporality, h.count, h.sum, h.bounds, h.counts
       FROM metric_histograms h ${join}
       WHERE h.project_id = $project AND h.name = $name AND h.ts BETWEEN $lo AND $hi
       ORDER BY h.series_id, h.temporality, h.bounds, h.ts, h.count`;
@@ -231,16 +305,7 @@ export class DuckDbMetricsQuery implements MetricsStore {
       Object.assign(params, range);
       const result = await c.stream(sql, ...bound(sql, params));
       for await (const chunk of result.yieldRowsJs()) {
-        for (const [seriesId, ts, startTs, temporality, bounds, counts] of chunk) {
-          onSample({
-            seriesId: seriesId as bigint,
-            ts: ms(ts),
-            startTs: startTs === null ? null : ms(startTs),
-            temporality: temporality as string,
-            bounds: bounds as number[],
-            counts: counts as bigint[],
-          });
-        }
+        for (const row of chunk) onSample(histogramSample(row));
       }
     });
   }

@@ -51,6 +51,23 @@ export interface MetricRows {
    */
   pointStart?: number[];
   histograms: HistogramRow[];
+  /** The unit and description of each metric of the request that sent one (the last one sent wins). */
+  metadata?: MetricMetadataRow[];
+}
+
+/** What an instrument says of itself; kept per metric name, the latest sent wins. */
+export interface MetricMetadataRow {
+  name: string;
+  unit: string;
+  description: string;
+}
+
+const metadataValue = (m: MetricMetadataRow) => JSON.stringify([m.unit, m.description]);
+
+interface Committed {
+  series: { projectId: string; s: SeriesRow }[];
+  /** Metadata rows written, keyed as in `knownMetadata`. */
+  metadata: Map<string, string>;
 }
 
 /** metric_points.start_ts of a cumulative counter sample whose start time is unknown (see schema.ts). */
@@ -94,6 +111,8 @@ export class MetricsWriter {
    * must call `forgetSeries()` so a later point re-inserts its series.
    */
   private readonly knownSeries = new Map<string, Set<bigint>>();
+  /** Unit and description last written per (project, metric name); a miss costs one upsert, never a wrong row. */
+  private readonly knownMetadata = new Map<string, string>();
   private knownCount = 0;
   /** The prepared statement for a full group of new series, kept across flushes. */
   private fullSeriesInsert: DuckDBPreparedStatement | undefined;
@@ -193,17 +212,52 @@ export class MetricsWriter {
     }
   }
 
-  private remember(added: { projectId: string; s: SeriesRow }[]): void {
-    for (const { projectId, s } of added) {
+  /** Called only after COMMIT: what was written is known from then on. */
+  private remember({ series, metadata }: Committed): void {
+    for (const { projectId, s } of series) {
       let known = this.knownSeries.get(projectId);
       if (!known) this.knownSeries.set(projectId, (known = new Set()));
       known.add(s.seriesId);
     }
-    this.knownCount += added.length;
+    this.knownCount += series.length;
+    if (this.knownMetadata.size + metadata.size > MAX_KNOWN_SERIES) this.knownMetadata.clear();
+    for (const [k, v] of metadata) this.knownMetadata.set(k, v);
+  }
+
+  /**
+   * Unit and description per metric name. Instruments send the same pair with every export, so the
+   * pairs already written are remembered and only a new or changed one costs a statement.
+   */
+  private async upsertMetadata(c: DuckDBConnection, batch: Pending[]): Promise<Map<string, string>> {
+    const fresh = new Map<string, { projectId: string; m: MetricMetadataRow }>();
+    for (const p of batch)
+      for (const m of p.rows.metadata ?? []) {
+        const key = JSON.stringify([p.projectId, m.name]);
+        if (this.knownMetadata.get(key) !== metadataValue(m)) fresh.set(key, { projectId: p.projectId, m });
+      }
+    const written = new Map<string, string>();
+    if (fresh.size === 0) return written;
+    const stmt = await c.prepare(
+      `INSERT INTO metric_metadata (project_id, name, unit, description) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (project_id, name) DO UPDATE SET unit = excluded.unit, description = excluded.description`,
+    );
+    try {
+      for (const { projectId, m } of fresh.values()) {
+        stmt.bindVarchar(1, projectId);
+        stmt.bindVarchar(2, m.name);
+        stmt.bindVarchar(3, m.unit);
+        stmt.bindVarchar(4, m.description);
+        await stmt.run();
+        written.set(JSON.stringify([projectId, m.name]), metadataValue(m));
+      }
+    } finally {
+      stmt.destroySync();
+    }
+    return written;
   }
 
   /** One transaction for the whole batch; returns the series it inserted. */
-  private async commit(batch: Pending[]): Promise<{ projectId: string; s: SeriesRow }[]> {
+  private async commit(batch: Pending[]): Promise<Committed> {
     const c = this.db.writer;
     if (this.knownCount > MAX_KNOWN_SERIES) this.forgetSeries();
     const newSeries: { projectId: string; s: SeriesRow }[] = [];
@@ -223,12 +277,13 @@ export class MetricsWriter {
       await this.insertSeries(c, newSeries);
       await this.appendPoints(c, batch);
       await this.appendHistograms(c, batch);
+      const metadata = await this.upsertMetadata(c, batch);
       await c.run('COMMIT');
+      return { series: newSeries, metadata };
     } catch (e) {
       await c.run('ROLLBACK').catch(() => undefined);
       throw e;
     }
-    return newSeries;
   }
 
   private async insertSeries(c: DuckDBConnection, rows: { projectId: string; s: SeriesRow }[]): Promise<void> {

@@ -41,6 +41,13 @@ export const TELEMETRY_SCHEMA = [
      sum DOUBLE,
      bounds DOUBLE[] NOT NULL,     -- upper bounds; the last bucket is (last bound, +Inf)
      counts UBIGINT[] NOT NULL)`,
+  // What an instrument says of its metric (OTLP Metric.unit and .description), the latest sent wins.
+  `CREATE TABLE IF NOT EXISTS metric_metadata (
+     project_id VARCHAR NOT NULL,
+     name VARCHAR NOT NULL,
+     unit VARCHAR NOT NULL,        -- '' when the instrument gave none
+     description VARCHAR NOT NULL,
+     PRIMARY KEY (project_id, name))`,
   // A durable delete: every point of the name stamped at or before deleted_at_ms stays hidden, also later copies.
   `CREATE TABLE IF NOT EXISTS metric_tombstones (
      project_id VARCHAR NOT NULL,
