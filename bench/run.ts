@@ -49,7 +49,7 @@ function otlpBody(points: number, seq: number): Uint8Array {
     resourceMetrics: [
       {
         resource: { attributes: [{ key: 'service.name', value: { stringValue: 'bench' } }] },
-        scopeMetrics: [{ scope: { name: 'bench' }, metrics: [{ name: 'bench.gauge', gauge: { dataPoints } }] }],
+        scopeMetrics: [{ scope: { name: 'bench' }, metrics: [{ name: 'bench.gauge', unit: 'ms', description: 'a gauge of the benchmark', gauge: { dataPoints } }] }],
       },
     ],
   });
