@@ -73,6 +73,11 @@ export function presentedCredential(req: FastifyRequest): PresentedCredential | 
   return { secret, oauth: secret === bearer && !secret.startsWith(KEY_PREFIX) };
 }
 
+/** The secret the request authenticated with: the API key or bearer token, else the session cookie. */
+export function credentialSecret(req: FastifyRequest): string | undefined {
+  return presentedCredential(req)?.secret ?? readCookie(req, SESSION_COOKIE);
+}
+
 function rawQuery(req: FastifyRequest): string {
   const i = req.url.indexOf('?');
   return i < 0 ? '' : req.url.slice(i + 1);
