@@ -90,7 +90,7 @@ export function buildContext(opts: {
   const sessions = new SessionService(opts.control, members, audit, clock, ids);
   // Removing a member ends their browser sessions in that organization at once.
   members.onRemoved(async (tx, orgId, userId, at) => ({ sessions_revoked: await sessions.revokeMember(tx, orgId, userId, at) }));
-  const oauth = new OAuthServer(opts.control, opts.config);
+  const oauth = new OAuthServer(opts.control, opts.config, keyHash);
   const agentConnections = new AgentConnectionService(opts.control, oauth, members, audit, clock, ids);
   // ... and their agent approvals, with every token of them.
   members.onRemoved(async (tx, orgId, userId, at) => ({ agent_connections_revoked: await agentConnections.revokeForMember(tx, orgId, userId, at) }));
