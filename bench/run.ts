@@ -11,6 +11,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { buildApp } from '../server/src/app.js';
 import { loadConfig } from '../server/src/config.js';
+import { withKeyHashSecret } from '../server/src/lib/keyed-hash.js';
 import { buildContext } from '../server/src/context.js';
 import { bootstrap } from '../server/src/domains/organizations/bootstrap.js';
 import { openStores } from '../server/src/stores.js';
@@ -58,10 +59,10 @@ function otlpBody(points: number, seq: number): Uint8Array {
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
-  const config = loadConfig({ SVC_DATA_DIR: dir, SVC_LOG_LEVEL: 'silent', SVC_OTLP_BODY_LIMIT_BYTES: String(256 * 1024 * 1024) });
+  const config = await withKeyHashSecret(loadConfig({ SVC_DATA_DIR: dir, SVC_LOG_LEVEL: 'silent', SVC_OTLP_BODY_LIMIT_BYTES: String(256 * 1024 * 1024) }));
   const { control, telemetry } = await openStores(config);
   const ctx = buildContext({ config, control, telemetry });
-  const init = await bootstrap(control, ctx.audit, ctx.clock, ctx.ids, {});
+  const init = await bootstrap(control, ctx.audit, ctx.clock, ctx.ids, {}, ctx.keyHash);
   const app = await buildApp(ctx, { logger: false });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   const key = init.generatedKey!;

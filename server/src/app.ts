@@ -4,6 +4,7 @@ import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { AppContext } from './context.js';
 import { registerAuth } from './http/auth.js';
+import { clientErrorHandler } from './http/client-errors.js';
 import { registerRequestAudit } from './http/audit-hook.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
@@ -33,7 +34,7 @@ export const API_PREFIX = '/api/v1';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    declaredRoutes: { method: string; url: string; config: { auth?: string; scope?: string } }[];
+    declaredRoutes: { method: string; url: string; config: { auth?: string; scope?: string; accepts?: string[] }; takesBody: boolean }[];
   }
 }
 
@@ -47,6 +48,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     logger: opts.logger ?? { level: ctx.config.logLevel },
     bodyLimit: ctx.config.bodyLimit,
     return503OnClosing: true,
+    // The HTTP parser's own refusals (431, 400) answer in our error shape too.
+    clientErrorHandler,
     forceCloseConnections: 'idle',
     // Errors raised before routing (a bad percent escape in the path) get the same error shape.
     frameworkErrors: (err, _req, reply) => {
@@ -60,7 +63,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   const declared: FastifyInstance['declaredRoutes'] = [];
   app.decorate('declaredRoutes', declared);
   app.addHook('onRoute', (r) => {
-    for (const method of [r.method].flat()) if (method !== 'HEAD') declared.push({ method, url: r.url, config: { auth: r.config?.auth, scope: r.config?.scope } });
+    for (const method of [r.method].flat()) if (method !== 'HEAD') declared.push({ method, url: r.url, config: { auth: r.config?.auth, scope: r.config?.scope, accepts: r.config?.accepts }, takesBody: r.schema?.body !== undefined });
   });
   registerErrorHandling(app);
   app.addSchema(ErrorResponse);
@@ -95,6 +98,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await oauthRoutes(app, ctx); // /oauth/* and /.well-known/oauth-authorization-server, at the root
   await app.register(
     async (api) => {
+      // REST bodies are JSON only: Fastify's built-in text/plain parser would let a text body through to validation.
+      api.removeContentTypeParser('text/plain');
       api.get(
         '/openapi.json',
         { config: { auth: 'none' }, schema: { tags: ['meta'], summary: 'this OpenAPI 3.1 description, generated from the route schemas' } },

@@ -21,6 +21,12 @@ export interface Config {
    * it must be fixed, because issued tokens and the published metadata name it.
    */
   publicUrl: string;
+  /**
+   * The secret API-key hashes are keyed with (SVC_KEY_HASH_SECRET, base64, at least 32 bytes). When
+   * not set, main.ts reads or creates `<dataDir>/key-hash.secret`; nodes sharing one PostgreSQL must
+   * share it.
+   */
+  keyHashSecret?: Buffer;
 }
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -70,6 +76,14 @@ function dataDir(env: NodeJS.ProcessEnv): string {
   return path.resolve(base, env.SVC_DATA_DIR || './data');
 }
 
+function keyHashSecret(env: NodeJS.ProcessEnv): Buffer | undefined {
+  const raw = env.SVC_KEY_HASH_SECRET;
+  if (raw === undefined || raw === '') return undefined;
+  const bytes = /^[A-Za-z0-9+/_-]+={0,2}$/.test(raw.trim()) ? Buffer.from(raw.trim(), 'base64') : Buffer.alloc(0);
+  if (bytes.length < 32) throw new Error('SVC_KEY_HASH_SECRET must be base64 of at least 32 bytes (e.g. `openssl rand -base64 32`)');
+  return bytes;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = (env.SVC_LOG_LEVEL || 'info') as LogLevel;
   if (!LEVELS.includes(logLevel)) throw new Error(`SVC_LOG_LEVEL must be one of ${LEVELS.join(', ')}`);
@@ -90,5 +104,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     otlpBodyLimit: intVar(env, 'SVC_OTLP_BODY_LIMIT_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     cookieSecure: boolVar(env, 'SVC_COOKIE_SECURE', false),
     publicUrl: publicUrl(env, host, port),
+    keyHashSecret: keyHashSecret(env),
   };
 }

@@ -21,6 +21,7 @@ import { MemberService } from './domains/people/members-service.js';
 import { ProjectService } from './domains/projects/service.js';
 import { SessionService } from './domains/sessions/service.js';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './lib/clock.js';
+import { KeyedHash } from './lib/keyed-hash.js';
 import type { ControlStore } from './storage/control/stores.js';
 import { DuckDbMetricsQuery } from './storage/telemetry/duckdb/metrics-query.js';
 import { DuckDbAgentRunsQuery } from './storage/telemetry/duckdb/agent-runs-query.js';
@@ -36,6 +37,8 @@ export interface AppContext {
   ids: IdGenerator;
   control: ControlStore;
   telemetry: TelemetryDb;
+  /** HMAC under the server secret: API-key hashes and request fingerprints. */
+  keyHash: KeyedHash;
   audit: AuditService;
   apiKeys: ApiKeyService;
   projects: ProjectService;
@@ -76,6 +79,8 @@ export function buildContext(opts: {
 }): AppContext {
   const clock = opts.clock ?? systemClock;
   const ids = opts.ids ?? randomIds;
+  if (!opts.config.keyHashSecret) throw new Error('no key hash secret: set SVC_KEY_HASH_SECRET or read the data dir\'s file (withKeyHashSecret)');
+  const keyHash = new KeyedHash(opts.config.keyHashSecret);
   const audit = new AuditService(clock, ids);
   const projects = new ProjectService(opts.control, clock, ids);
   projects.onDelete((p) => deleteProjectTelemetry(opts.telemetry, p.id));
@@ -85,12 +90,12 @@ export function buildContext(opts: {
   const sessions = new SessionService(opts.control, members, audit, clock, ids);
   // Removing a member ends their browser sessions in that organization at once.
   members.onRemoved(async (tx, orgId, userId, at) => ({ sessions_revoked: await sessions.revokeMember(tx, orgId, userId, at) }));
-  const oauth = new OAuthServer(opts.control, opts.config);
+  const oauth = new OAuthServer(opts.control, opts.config, keyHash);
   const agentConnections = new AgentConnectionService(opts.control, oauth, members, audit, clock, ids);
   // ... and their agent approvals, with every token of them.
   members.onRemoved(async (tx, orgId, userId, at) => ({ agent_connections_revoked: await agentConnections.revokeForMember(tx, orgId, userId, at) }));
   // ... and the API keys they minted (directly or through a key of theirs): a key belongs to its person.
-  const apiKeys = new ApiKeyService(opts.control, audit, clock, ids);
+  const apiKeys = new ApiKeyService(opts.control, audit, clock, ids, keyHash);
   members.onRemoved(async (tx, orgId, userId, at) => ({ api_keys_revoked: await apiKeys.revokeForMember(tx, orgId, userId, at) }));
   // Approvals limited to a deleted project end with it (approvals for the whole organization stay).
   projects.onDelete(async (p) => void (await agentConnections.revokeForProject(p.id, p.orgId)));
@@ -107,6 +112,7 @@ export function buildContext(opts: {
     ids,
     control: opts.control,
     telemetry: opts.telemetry,
+    keyHash,
     audit,
     apiKeys,
     projects,
@@ -126,7 +132,7 @@ export function buildContext(opts: {
     consent: new ConsentService(oauth, agentConnections, projects, members),
     agentConnections,
     agentBudgets: new AgentBudgetService(opts.control, agentConnections, members, audit, clock),
-    idempotency: new IdempotencyService(opts.control.idempotency, clock),
+    idempotency: new IdempotencyService(opts.control.idempotency, clock, keyHash),
     llmPricing,
   };
 }

@@ -2,15 +2,16 @@
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
 import { loadConfig, localUrl } from './config.js';
+import { withKeyHashSecret } from './lib/keyed-hash.js';
 import { buildContext } from './context.js';
 import { bootstrap, firstStartBlock } from './domains/organizations/bootstrap.js';
 import { openStores } from './stores.js';
 
 async function main() {
-  const config = loadConfig();
+  const config = await withKeyHashSecret(loadConfig());
   const { control, telemetry } = await openStores(config);
   const ctx = buildContext({ config, control, telemetry });
-  const init = await bootstrap(control, ctx.audit, ctx.clock, ctx.ids, config.init);
+  const init = await bootstrap(control, ctx.audit, ctx.clock, ctx.ids, config.init, ctx.keyHash);
   const app = await buildApp(ctx);
   if (init.created) app.log.info({ org_id: init.orgId, project_id: init.projectId }, 'initialized an empty store');
   let stopping = false;

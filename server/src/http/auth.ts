@@ -38,8 +38,24 @@ export interface PresentedCredential {
   oauth: boolean;
 }
 
+const CREDENTIAL_HEADERS = new Set(['x-svc-api-key', 'x-api-key', 'authorization']);
+const TWO_CREDENTIALS = 'more than one credential was sent; use one per request';
+
+/**
+ * How many credential headers the request carried, counted on the raw header list: Node keeps only
+ * the first `Authorization` and joins repeated `X-Svc-API-Key` values with ", ", so the parsed
+ * headers cannot tell.
+ */
+function credentialHeaderCount(rawHeaders: string[]): number {
+  let n = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (CREDENTIAL_HEADERS.has(rawHeaders[i].toLowerCase())) n++;
+  return n;
+}
+
 /** The credential of a request: one of the three API-key headers, or a bearer token. */
 export function presentedCredential(req: FastifyRequest): PresentedCredential | undefined {
+  // Two credential headers of any kind, identical or not, are refused.
+  if (credentialHeaderCount(req.raw.rawHeaders) > 1) throw invalidRequest(TWO_CREDENTIALS);
   const found = new Set<string>();
   let bearer: string | undefined;
   const single = (v: string | string[] | undefined) => (Array.isArray(v) ? v : v === undefined ? [] : [v]);
@@ -51,10 +67,15 @@ export function presentedCredential(req: FastifyRequest): PresentedCredential | 
     found.add(m ? m[2] : authz); // an unreadable Authorization header is a (malformed) credential
     if (m && m[1].toLowerCase() === 'bearer') bearer = m[2];
   }
-  if (found.size > 1) throw invalidRequest('more than one credential was sent; use one per request');
+  if (found.size > 1) throw invalidRequest(TWO_CREDENTIALS);
   const secret = found.values().next().value;
   if (secret === undefined) return undefined;
   return { secret, oauth: secret === bearer && !secret.startsWith(KEY_PREFIX) };
+}
+
+/** The secret the request authenticated with: the API key or bearer token, else the session cookie. */
+export function credentialSecret(req: FastifyRequest): string | undefined {
+  return presentedCredential(req)?.secret ?? readCookie(req, SESSION_COOKIE);
 }
 
 function rawQuery(req: FastifyRequest): string {
@@ -99,7 +120,7 @@ export interface Authenticators {
 async function authenticate(req: FastifyRequest, auth: Authenticators): Promise<Principal> {
   const presented = presentedCredential(req);
   const cookie = readCookie(req, SESSION_COOKIE);
-  if (presented !== undefined && cookie !== undefined) throw invalidRequest('more than one credential was sent; use one per request');
+  if (presented !== undefined && cookie !== undefined) throw invalidRequest(TWO_CREDENTIALS);
   const principal = presented
     ? presented.oauth
       ? await auth.agentConnections.authenticate(presented.secret)

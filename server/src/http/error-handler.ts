@@ -1,7 +1,14 @@
 /** Every non-2xx answer is `{error, message, details?}`; nothing internal (stack, SQL, library text) leaks. */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { ApiError, type ErrorBody } from './errors.js';
+import { ApiError, JSON_ONLY, unsupportedMediaType, type ErrorBody } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The body media types the route accepts (named by its 415); JSON when not set. */
+    accepts?: string[];
+  }
+}
 
 const METHODS: HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -23,14 +30,14 @@ function validationMessage(context: string | undefined, errors: AjvLikeError[]):
 }
 
 /** Maps framework errors to the spec's codes. */
-function toApiError(err: FastifyError): ApiError | undefined {
+function toApiError(err: FastifyError, req: FastifyRequest): ApiError | undefined {
   if (err instanceof ApiError) return err;
   if (err.validation) return new ApiError(400, 'invalid_request', validationMessage(err.validationContext, err.validation as AjvLikeError[]));
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError(413, 'payload_too_large', 'request body is larger than the limit');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError(415, 'unsupported_media_type', 'unsupported content type');
+      return unsupportedMediaType(req.routeOptions.config?.accepts ?? JSON_ONLY);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ApiError(400, 'invalid_request', 'request body is empty; send a JSON object');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -61,7 +68,7 @@ export function registerErrorHandling(app: FastifyInstance) {
   });
 
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    const mapped = toApiError(err);
+    const mapped = toApiError(err, req);
     if (mapped?.cause !== undefined) req.log.warn({ err: mapped.cause }, mapped.message);
     if (mapped) return sendError(reply, mapped);
     req.log.error({ err }, 'unhandled error');

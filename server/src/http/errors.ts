@@ -23,6 +23,13 @@ export const permissionDenied = (message = 'permission denied') => new ApiError(
 
 export const notFound = (what = 'resource') => new ApiError(404, 'not_found', `${what} not found`);
 
+/** The body's media types a REST write accepts. */
+export const JSON_ONLY = ['application/json'];
+
+/** 415 naming what the route accepts, in the message and as `details.accepted`. */
+export const unsupportedMediaType = (accepted: string[], message = 'unsupported content type') =>
+  new ApiError(415, 'unsupported_media_type', `${message}; send ${accepted.join(' or ')}`, { accepted });
+
 export const conflict = (message: string) => new ApiError(409, 'conflict', message);
 
 export const tooLarge = (message: string, details?: Record<string, unknown>) =>

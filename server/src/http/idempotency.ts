@@ -5,8 +5,8 @@
  * Routes that do not write (`audit: 'read'`) or are not under the REST API ignore the header.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { credentialSecret } from './auth.js';
 import {
-  fingerprint,
   IDEMPOTENCY_HEADER,
   parseIdempotencyKey,
   REPLAYED_HEADER,
@@ -35,8 +35,10 @@ export function registerIdempotency(app: FastifyInstance, idempotency: Idempoten
     if (!applies(req)) return;
     const key = parseIdempotencyKey(req.headers[IDEMPOTENCY_HEADER]);
     if (key === undefined) return;
-    const fp = fingerprint({ method: req.method, route: req.routeOptions.url ?? '', url: req.url, body: req.body });
-    const admission = await idempotency.admit(req.principal, key, fp);
+    const secret = credentialSecret(req);
+    if (secret === undefined) return; // authenticated requests always carry one
+    const fp = idempotency.fingerprint({ method: req.method, route: req.routeOptions.url ?? '', url: req.url, body: req.body });
+    const admission = await idempotency.admit(req.principal, secret, key, fp);
     if (admission.kind === 'run') {
       req.idempotencyClaim = admission.claim;
       return;

@@ -7,6 +7,7 @@ import { buildContext, type AppContext } from '../context.js';
 import { bootstrap } from '../domains/organizations/bootstrap.js';
 import type { Clock } from '../lib/clock.js';
 import { openControlStore } from '../storage/control/open.js';
+import type { ControlDb } from '../storage/control/open.js';
 import { controlStore } from '../storage/control/stores.js';
 import { openTelemetryDb } from '../storage/telemetry/duckdb/open.js';
 
@@ -15,6 +16,8 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://po
 export interface TestApp {
   app: FastifyInstance;
   ctx: AppContext;
+  /** The control database itself, for tests that check what is at rest. */
+  db: ControlDb;
   /** Org-wide key holding every scope. */
   ownerKey: string;
   orgId: string;
@@ -33,6 +36,7 @@ export async function openTestControl(dialect: 'sqlite' | 'postgres') {
   const store = controlStore(db, dialect);
   return {
     store,
+    db,
     async drop() {
       if (dialect === 'postgres') {
         const { sql } = await import('kysely');
@@ -44,17 +48,19 @@ export async function openTestControl(dialect: 'sqlite' | 'postgres') {
 }
 
 export async function testApp(opts: { dialect?: 'sqlite' | 'postgres'; clock?: Clock; env?: NodeJS.ProcessEnv } = {}): Promise<TestApp> {
-  const config = loadConfig({ SVC_LOG_LEVEL: 'silent', ...opts.env });
+  // Each test app keys its API-key hashes with its own secret (main.ts reads SVC_KEY_HASH_SECRET or the data dir's file).
+  const config = loadConfig({ SVC_LOG_LEVEL: 'silent', SVC_KEY_HASH_SECRET: randomBytes(32).toString('base64'), ...opts.env });
   const control = await openTestControl(opts.dialect ?? 'sqlite');
   const telemetry = await openTelemetryDb({ memory: true });
   const ctx = buildContext({ config, control: control.store, telemetry, clock: opts.clock });
-  const init = await bootstrap(control.store, ctx.audit, ctx.clock, ctx.ids, {});
+  const init = await bootstrap(control.store, ctx.audit, ctx.clock, ctx.ids, {}, ctx.keyHash);
   const app = await buildApp(ctx, { logger: false });
   await app.ready();
   const ownerKey = init.generatedKey!;
   return {
     app,
     ctx,
+    db: control.db,
     ownerKey,
     orgId: init.orgId,
     projectId: init.projectId,

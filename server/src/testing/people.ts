@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { ALL_SCOPES } from '../domains/api-keys/scopes.js';
-import { hashKey, keyPrefix, newKeySecret } from '../domains/api-keys/secret.js';
+import { keyPrefix, newKeySecret } from '../domains/api-keys/secret.js';
 import type { Role } from '../domains/people/roles.js';
 import type { TestApp } from './app.js';
 
@@ -42,7 +42,7 @@ export async function secondOrganization(t: TestApp): Promise<{ orgId: string; o
     orgId,
     projectId: null,
     name: 'owner (second org)',
-    keyHash: hashKey(secret),
+    keyHash: t.ctx.keyHash.hash(secret),
     keyPrefix: keyPrefix(secret),
     scopes: [...ALL_SCOPES],
     status: 'active',

@@ -67,6 +67,9 @@ export class AgentBudgetService {
 
   async get(caller: Principal, kind: string, id: string) {
     checkKind(kind);
+    // The scope first: a credential that may read no budget at all learns nothing, not even whether the id exists.
+    if (!caller.scopes.has('activity:read') && !caller.scopes.has('audit:read'))
+      throw permissionDenied('reading an agent budget needs scope activity:read (your own connections) or audit:read');
     const a = await this.connections.visible(caller, id);
     const own = caller.connectionId === a.id || (caller.userId !== null && caller.userId === a.userId);
     if (own ? !caller.scopes.has('activity:read') && !caller.scopes.has('audit:read') : !caller.scopes.has('audit:read'))

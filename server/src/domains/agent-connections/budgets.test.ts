@@ -30,6 +30,17 @@ describe('agent budgets', () => {
     expect(secondsToNextUtcDay(new Date('2026-05-04T23:59:59.500Z'))).toBe(1);
   });
 
+  it('GET: a credential holding neither activity:read nor audit:read gets 403 before any lookup, for a missing id too', async () => {
+    // Rule: "own reads need `activity:read`, other connections need `audit:read`"; without either the answer is 403, never 404.
+    const k = await t.call({ method: 'POST', url: '/api/v1/account/api-keys', payload: { name: 'no-read', scopes: ['metrics:read'], org_wide: true } });
+    const key = k.json().key as string;
+    for (const id of ['missing', '00000000-0000-4000-8000-000000000000']) {
+      const res = await t.call({ method: 'GET', url: q(id), key });
+      expect(res.statusCode, res.body).toBe(403);
+      expect(res.json().error).toBe('permission_denied');
+    }
+  });
+
   it('GET: own connection with activity:read; another person\'s needs audit:read', async () => {
     const { connectionId } = await connectAgent(t, member, { scope: 'metrics:read' });
     const own = await member.call({ method: 'GET', url: q(connectionId) });

@@ -10,7 +10,7 @@ export const ApiKeyEntry = Type.Object({
   status: Type.Union([Type.Literal('active'), Type.Literal('revoked'), Type.Literal('expired')]),
   project_id: Type.Union([Type.String(), Type.Null()]),
   org_wide: Type.Boolean(),
-  key_prefix: Type.String({ description: 'first characters of the secret, to recognise it' }),
+  key_prefix: Type.String({ description: '`svc_` and the first 6 characters of the random part, to recognise the key; empty for a key chosen at setup (SVC_INIT_API_KEY)' }),
   scopes: Type.Array(Type.String()),
   expires_at: Type.String({ format: 'date-time' }),
   last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),

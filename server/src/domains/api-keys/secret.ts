@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 /** Every API key starts with this; a bearer value that does not is an OAuth access token. */
 export const KEY_PREFIX = 'svc_';
@@ -8,13 +8,19 @@ export function newKeySecret(): string {
   return `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
 }
 
-/** Keys are stored only as this hash; high-entropy secrets need no slow hash. */
-export function hashKey(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
-}
+/** Keys are stored only as their HMAC under the server secret (lib/keyed-hash.ts). */
 
+/** How many characters of a generated key's random part its listing shows. */
+export const SHOWN_RANDOM_CHARS = 6;
+const GENERATED = /^svc_[A-Za-z0-9_-]{43}$/;
+
+/**
+ * What a listing shows of a key: `svc_` and the first 6 characters of the random part of a
+ * generated key (36 of its 256 bits); nothing of a key a person chose (SVC_INIT_API_KEY), which
+ * may be short enough that any shown character helps a guesser.
+ */
 export function keyPrefix(secret: string): string {
-  return secret.slice(0, 12);
+  return GENERATED.test(secret) ? secret.slice(0, KEY_PREFIX.length + SHOWN_RANDOM_CHARS) : '';
 }
 
 /** Shape check done before any lookup; a failure gets the same 401 as an unknown key. */

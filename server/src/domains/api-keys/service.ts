@@ -4,7 +4,8 @@ import type { Principal } from '../../http/principal.js';
 import type { Clock, IdGenerator } from '../../lib/clock.js';
 import type { ControlStore, ControlStores } from '../../storage/control/stores.js';
 import type { AuditEntry, AuditService } from '../audit/service.js';
-import { hashKey, keyPrefix, newKeySecret, plausibleKey } from './secret.js';
+import { legacyKeyHash, type KeyedHash } from '../../lib/keyed-hash.js';
+import { keyPrefix, newKeySecret, plausibleKey, KEY_PREFIX, SHOWN_RANDOM_CHARS } from './secret.js';
 import { isScope } from './scopes.js';
 import type { ApiKeyRecord } from './store.js';
 
@@ -39,7 +40,8 @@ export function keyView(k: ApiKeyRecord, now: Date) {
     status: keyStatus(k, now),
     project_id: k.projectId,
     org_wide: k.projectId === null,
-    key_prefix: k.keyPrefix,
+    // A key stored before prefixes were shortened shows no more than a new one until its first use rewrites it.
+    key_prefix: k.keyPrefix.slice(0, KEY_PREFIX.length + SHOWN_RANDOM_CHARS),
     scopes: k.scopes,
     expires_at: k.expiresAt,
     last_used_at: k.lastUsedAt,
@@ -64,12 +66,28 @@ export class ApiKeyService {
     private readonly audit: AuditService,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly keyHash: KeyedHash,
   ) {}
+
+  /**
+   * The stored record of a presented secret. A key stored under the old unkeyed SHA-256 is found by
+   * that hash once and rewritten to the keyed hash (and the short prefix) on this first use.
+   */
+  private async findBySecret(secret: string): Promise<ApiKeyRecord | undefined> {
+    const keyed = this.keyHash.hash(secret);
+    const k = await this.store.apiKeys.findByHash(keyed);
+    if (k) return k;
+    const old = await this.store.apiKeys.findByHash(legacyKeyHash(secret));
+    if (!old) return undefined;
+    const upgraded = { keyHash: keyed, keyPrefix: keyPrefix(secret) };
+    await this.store.apiKeys.update(old.id, upgraded);
+    return { ...old, ...upgraded };
+  }
 
   /** Resolves a presented secret to a principal, re-reading the key's record on every call (rule 6). */
   async authenticate(secret: string): Promise<Principal | undefined> {
     if (!plausibleKey(secret)) return undefined;
-    const k = await this.store.apiKeys.findByHash(hashKey(secret));
+    const k = await this.findBySecret(secret);
     const now = this.clock.now();
     if (!k || keyStatus(k, now) !== 'active') return undefined;
     if (!k.lastUsedAt || now.getTime() - Date.parse(k.lastUsedAt) >= LAST_USED_GRANULARITY_MS) {
@@ -109,7 +127,7 @@ export class ApiKeyService {
       orgId: caller.orgId,
       projectId: orgWide ? null : input.project_id!,
       name,
-      keyHash: hashKey(secret),
+      keyHash: this.keyHash.hash(secret),
       keyPrefix: keyPrefix(secret),
       scopes: input.scopes,
       status: 'active',

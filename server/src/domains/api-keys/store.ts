@@ -31,7 +31,7 @@ export interface ApiKeyStore {
   findById(orgId: string, id: string): Promise<ApiKeyRecord | undefined>;
   /** Newest first; returns up to `limit + 1` rows so the caller can tell whether more follow. */
   list(q: ApiKeyListQuery): Promise<ApiKeyRecord[]>;
-  update(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'scopes' | 'status' | 'revokedAt' | 'lastUsedAt'>>): Promise<void>;
+  update(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'scopes' | 'status' | 'revokedAt' | 'lastUsedAt' | 'keyHash' | 'keyPrefix'>>): Promise<void>;
   revokeByProject(projectId: string, at: string): Promise<string[]>;
   /** Revokes the active keys of one person in one organization; returns them as they were. */
   revokeForUser(orgId: string, userId: string, at: string): Promise<ApiKeyRecord[]>;

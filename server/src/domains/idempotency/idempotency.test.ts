@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock, testApp, type TestApp } from '../../testing/app.js';
 import { addPerson, signIn } from '../../testing/people.js';
-import { ABANDONED_AFTER_MS, fingerprint, REPLAY_WINDOW_MS } from './service.js';
+import { ABANDONED_AFTER_MS, REPLAY_WINDOW_MS } from './service.js';
 
 describe.each(['sqlite', 'postgres'] as const)('Idempotency-Key (%s)', (dialect) => {
   let t: TestApp;
@@ -82,6 +82,65 @@ describe.each(['sqlite', 'postgres'] as const)('Idempotency-Key (%s)', (dialect)
     expect(replay.statusCode).toBe(401);
   });
 
+  /** Every stored replay row as text, as a copy of the database would show it. */
+  const rawReplays = async () => JSON.stringify(await t.db.selectFrom('idempotency_records').selectAll().execute());
+
+  it('defect 7: a minted API key\'s secret is never at rest in clear in the replay table; the replay still returns it', async () => {
+    const idem = fresh();
+    const mint = () =>
+      t.call({ method: 'POST', url: '/api/v1/account/api-keys', payload: { name: 'sealed', scopes: ['projects:read'], org_wide: true }, headers: { 'idempotency-key': idem } });
+    const first = await mint();
+    expect(first.statusCode, first.body).toBe(201);
+    const secret = first.json().key as string;
+    const again = await mint();
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().key).toBe(secret);
+    const rows = await rawReplays();
+    expect(rows).toContain(idem); // the record is there ...
+    expect(rows).not.toContain(secret); // ... but not the secret
+    expect(rows).not.toContain(secret.slice(4, 24));
+    expect(rows).not.toContain(first.json().id); // nor anything else of the answer
+  });
+
+  it('defect 7: an invitation token is never at rest in clear in the replay table; the replay still returns it', async () => {
+    const idem = fresh();
+    const invite = () => t.call({ method: 'POST', url: '/api/v1/invitations', payload: { email: `sealed-${idem}@example.com`, role: 'member' }, headers: { 'idempotency-key': idem } });
+    const first = await invite();
+    expect(first.statusCode, first.body).toBe(201);
+    const token = first.json().token as string;
+    expect(token).toEqual(expect.any(String));
+    const again = await invite();
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().token).toBe(token);
+    const rows = await rawReplays();
+    expect(rows).toContain(idem);
+    expect(rows).not.toContain(token);
+    expect(rows).not.toContain(token.slice(4, 24));
+  });
+
+  it('defect 7: the request fingerprint is keyed too (a password in a body cannot be guessed from a copy)', async () => {
+    const idem = fresh();
+    const { key } = await orgKey();
+    await createProject(key, idem, 'fp');
+    const rows = (await t.db.selectFrom('idempotency_records').selectAll().where('idempotency_key', '=', idem).execute()) as { fingerprint: string }[];
+    const { createHash } = await import('node:crypto');
+    const unkeyed = createHash('sha256').update(JSON.stringify(['POST', '/api/v1/projects', '/api/v1/projects', { name: 'fp' }])).digest('base64url');
+    expect(rows[0].fingerprint).not.toBe(unkeyed);
+  });
+
+  it('defect 7: another token of the same sign-in (after a refresh) cannot open the replay: 409, nothing runs twice', async () => {
+    const b = await signIn(t, await addPerson(t, 'owner'));
+    const idem = fresh();
+    const body = { name: 'sealed-session' };
+    expect((await b.call({ method: 'POST', url: '/api/v1/projects', payload: body, headers: { 'idempotency-key': idem } })).statusCode).toBe(201);
+    expect((await b.call({ method: 'POST', url: '/api/v1/auth/refresh' })).statusCode).toBe(200);
+    const before = await projectCount();
+    const retry = await b.call({ method: 'POST', url: '/api/v1/projects', payload: body, headers: { 'idempotency-key': idem } });
+    expect(retry.statusCode, retry.body).toBe(409);
+    expect(retry.json().details).toEqual({ reason: 'IDEMPOTENCY_REPLAY_UNREADABLE' });
+    expect(await projectCount()).toBe(before);
+  });
+
   it('the same key with a different request is refused with 422 and changes nothing', async () => {
     const { key } = await orgKey();
     const idem = fresh();
@@ -131,7 +190,7 @@ describe.each(['sqlite', 'postgres'] as const)('Idempotency-Key (%s)', (dialect)
     const idem = fresh();
     // The claim a request holds while it runs (or that its process left behind when it died).
     const now = clock.now();
-    const fp = fingerprint({ method: 'POST', route: '/api/v1/projects', url: '/api/v1/projects', body: { name: 'idem' } });
+    const fp = t.ctx.idempotency.fingerprint({ method: 'POST', route: '/api/v1/projects', url: '/api/v1/projects', body: { name: 'idem' } });
     const claimed = await t.ctx.control.idempotency.claim(
       { credential: `api_key:${id}`, key: idem, fingerprint: fp, state: 'pending', response: null, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + REPLAY_WINDOW_MS).toISOString() },
       now.toISOString(),

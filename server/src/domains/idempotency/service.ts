@@ -8,11 +8,17 @@
  * Only successful answers are stored: a refused or failed write changed nothing, so its retry
  * simply runs again. A retry while the first request is still running gets 409; the same key
  * with a different request gets 422.
+ *
+ * Nothing secret is at rest in clear: the stored answer is sealed under a key derived from the
+ * secret the credential presented (seal.ts), and the request fingerprint is an HMAC under the
+ * server secret. A retry by another token of the same credential (a browser session or an agent
+ * whose access token was refreshed in between) cannot open the replay: 409, use a new key.
  */
-import { createHash } from 'node:crypto';
 import { ApiError, conflict, invalidRequest } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
 import type { Clock } from '../../lib/clock.js';
+import type { KeyedHash } from '../../lib/keyed-hash.js';
+import { replayKey, seal, unseal } from './seal.js';
 import type { IdempotencyStore, StoredResponse } from './store.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -29,6 +35,8 @@ export interface Claim {
   credential: string;
   key: string;
   createdAt: string;
+  /** Seals the answer; derived from the presented secret, never stored. */
+  sealKey: Buffer;
 }
 
 export type Admission = { kind: 'run'; claim: Claim } | { kind: 'replay'; response: StoredResponse };
@@ -49,22 +57,25 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
   return header;
 }
 
-export function fingerprint(parts: { method: string; route: string; url: string; body: unknown }): string {
-  return createHash('sha256').update(JSON.stringify([parts.method, parts.route, parts.url, parts.body ?? null])).digest('base64url');
-}
-
 export class IdempotencyService {
   private claims = 0;
 
   constructor(
     private readonly store: IdempotencyStore,
     private readonly clock: Clock,
+    private readonly keyHash: KeyedHash,
   ) {}
 
-  /** Runs the request (holding a claim) or replays the stored first answer. */
-  async admit(principal: Principal, key: string, requestFingerprint: string): Promise<Admission> {
+  /** What identifies a request (a keyed hash: a password in a body cannot be guessed from a database copy). */
+  fingerprint(parts: { method: string; route: string; url: string; body: unknown }): string {
+    return this.keyHash.digest([parts.method, parts.route, parts.url, parts.body ?? null]);
+  }
+
+  /** Runs the request (holding a claim) or replays the stored first answer; `secret` is what the credential presented. */
+  async admit(principal: Principal, secret: string, key: string, requestFingerprint: string): Promise<Admission> {
     const now = this.clock.now();
-    const claim: Claim = { credential: credentialOf(principal), key, createdAt: now.toISOString() };
+    const credential = credentialOf(principal);
+    const claim: Claim = { credential, key, createdAt: now.toISOString(), sealKey: replayKey(secret, credential, key) };
     if (++this.claims % PURGE_EVERY === 0) await this.store.purgeExpired(claim.createdAt);
     const got = await this.store.claim(
       {
@@ -86,11 +97,16 @@ export class IdempotencyService {
       const e = conflict('a request with this Idempotency-Key is still running; retry shortly');
       throw new ApiError(e.status, e.code, e.message, { reason: 'IDEMPOTENCY_IN_PROGRESS' }, { 'retry-after': '1' });
     }
-    return { kind: 'replay', response: got.response };
+    const opened = unseal(claim.sealKey, got.response.sealed);
+    if (!opened)
+      throw new ApiError(409, 'conflict', 'the first request with this Idempotency-Key was answered to another token of this credential and cannot be replayed to this one; use a new key', {
+        reason: 'IDEMPOTENCY_REPLAY_UNREADABLE',
+      });
+    return { kind: 'replay', response: { status: got.response.status, ...opened } };
   }
 
   complete(claim: Claim, response: StoredResponse): Promise<void> {
-    return this.store.complete(claim.credential, claim.key, claim.createdAt, response);
+    return this.store.complete(claim.credential, claim.key, claim.createdAt, { status: response.status, sealed: seal(claim.sealKey, response) });
   }
 
   release(claim: Claim): Promise<void> {

@@ -9,6 +9,16 @@ export interface StoredResponse {
   body: string;
 }
 
+/**
+ * What is stored of an answer: its status, and its headers and body sealed (AES-256-GCM) under a
+ * key derived from the presenting credential's own secret, so a copy of the database, or of the
+ * server's secrets, reveals nothing of it (a new API key's secret, an invitation token).
+ */
+export interface SealedResponse {
+  status: number;
+  sealed: string;
+}
+
 export interface IdempotencyRecord {
   /** `<kind>:<id>` of the credential that sent the first request (api key, sign-in, agent approval). */
   credential: string;
@@ -17,7 +27,7 @@ export interface IdempotencyRecord {
   fingerprint: string;
   /** pending: the first request is still running; done: its answer is stored. */
   state: 'pending' | 'done';
-  response: StoredResponse | null;
+  response: SealedResponse | null;
   createdAt: string;
   expiresAt: string;
 }
@@ -30,7 +40,7 @@ export interface IdempotencyStore {
    */
   claim(r: IdempotencyRecord, now: string, abandonedBefore: string): Promise<'claimed' | IdempotencyRecord>;
   /** pending -> done with the answer; only the claim of `createdAt` is completed. */
-  complete(credential: string, key: string, createdAt: string, response: StoredResponse): Promise<void>;
+  complete(credential: string, key: string, createdAt: string, response: SealedResponse): Promise<void>;
   /** Drops a pending claim whose request did not succeed, so a retry runs again. */
   release(credential: string, key: string, createdAt: string): Promise<void>;
   /** Removes records that expired before `now`; returns how many. */

@@ -5,24 +5,49 @@
  *
  * Expiry uses the wall clock, not the injected one: the library itself stamps and checks its
  * artifacts with Date.now().
+ *
+ * The id of a token a client presents (access and refresh tokens, authorization codes,
+ * registration access tokens) is the token itself: those rows are stored under the keyed hash of
+ * the id (HMAC under the server secret) and without the library's `jti` copy of it, so a copy of
+ * the database holds no usable token. Rows stored in clear before this keep working until they
+ * expire or rotate.
  */
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import type { KeyedHash } from '../../lib/keyed-hash.js';
 import type { OAuthPayloadStore } from './store.js';
 
 const epoch = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
+/** Models whose id is a bearer secret and that are only ever looked up by that id. */
+export const BEARER_MODELS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode', 'RegistrationAccessToken', 'ClientCredentials']);
+
 export class ControlStoreAdapter implements Adapter {
+  private readonly hashed: boolean;
+
   constructor(
     private readonly model: string,
     private readonly store: OAuthPayloadStore,
-  ) {}
+    private readonly keyHash: KeyedHash,
+  ) {
+    this.hashed = BEARER_MODELS.has(model);
+  }
+
+  /** The id a row is stored under. */
+  private key(id: string): string {
+    return this.hashed ? this.keyHash.hash(id) : id;
+  }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
     const consumed = (payload as { consumed?: number }).consumed;
+    let stored = payload as Record<string, unknown>;
+    if (this.hashed) {
+      const { jti: _jti, ...rest } = stored;
+      stored = rest;
+    }
     await this.store.upsert({
       model: this.model,
-      id,
-      payload: payload as Record<string, unknown>,
+      id: this.key(id),
+      payload: stored,
       grantId: payload.grantId ?? null,
       userCode: payload.userCode ?? null,
       uid: payload.uid ?? null,
@@ -38,7 +63,10 @@ export class ControlStoreAdapter implements Adapter {
   }
 
   async find(id: string) {
-    return this.present(await this.store.find(this.model, id));
+    if (!this.hashed) return this.present(await this.store.find(this.model, id));
+    const row = (await this.store.find(this.model, this.key(id))) ?? (await this.store.find(this.model, id));
+    const found = this.present(row);
+    return found && { ...found, jti: id };
   }
 
   async findByUserCode(userCode: string) {
@@ -50,11 +78,14 @@ export class ControlStoreAdapter implements Adapter {
   }
 
   async consume(id: string) {
-    await this.store.consume(this.model, id, new Date().toISOString());
+    const at = new Date().toISOString();
+    await this.store.consume(this.model, this.key(id), at);
+    if (this.hashed) await this.store.consume(this.model, id, at); // a row stored in clear before
   }
 
   async destroy(id: string) {
-    await this.store.destroy(this.model, id);
+    await this.store.destroy(this.model, this.key(id));
+    if (this.hashed) await this.store.destroy(this.model, id);
   }
 
   async revokeByGrantId(grantId: string) {

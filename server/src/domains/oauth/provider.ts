@@ -16,6 +16,7 @@
 import Provider, { type Adapter, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { ALL_SCOPES } from '../api-keys/scopes.js';
 import type { OAuthKeys } from './keys.js';
+import { protocolErrorGuard, renderError, userCodeInput } from './protocol-errors.js';
 
 export const OAUTH_PREFIX = '/oauth';
 export const ACCESS_TOKEN_TTL_S = 10 * 60;
@@ -84,6 +85,10 @@ export function createProvider(deps: ProviderDeps): Provider {
         enabled: true,
         // The library's own code-entry pages stay available; people approve through our API.
         successSource: async (ctx) => deviceCodePage(ctx, 'Device connected', 'You can close this window and return to your device.'),
+        // Its errors are RFC 8628 JSON answers, not a re-rendered form.
+        userCodeInputSource: userCodeInput((ctx, form) =>
+          deviceCodePage(ctx, 'Connect a device', `Enter the code displayed on your device.</p>${form}<p><button type="submit" form="op.deviceInputForm">Continue</button>`),
+        ),
       },
       revocation: { enabled: true },
       userinfo: { enabled: false },
@@ -108,8 +113,12 @@ export function createProvider(deps: ProviderDeps): Provider {
       const grantId = ctx.oidc.result?.consent?.grantId;
       return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
     },
+    // Errors are RFC 6749 / 8628 JSON bodies, never the library's HTML error page.
+    renderError,
     interactions: { url: async (_ctx, interaction) => deps.interactionPath(interaction.uid) },
     findAccount: async (_ctx, sub) => ((await deps.personExists(sub)) ? { accountId: sub, claims: async () => ({ sub }) } : undefined),
   };
-  return new Provider(deps.issuer, configuration);
+  const provider = new Provider(deps.issuer, configuration);
+  provider.use(protocolErrorGuard);
+  return provider;
 }

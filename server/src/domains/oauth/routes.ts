@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
+import type { EscapedError } from './protocol-errors.js';
 import { OAUTH_PREFIX } from './provider.js';
 
 /**
@@ -16,16 +17,13 @@ import { OAUTH_PREFIX } from './provider.js';
 const ENDPOINTS: { method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS'; url: string; summary: string }[] = [
   { method: 'GET', url: '/.well-known/openid-configuration', summary: 'discovery (OpenID Connect form of the metadata)' },
   { method: 'GET', url: '/auth', summary: 'authorization endpoint (code + PKCE S256); sends the browser to the consent step' },
-  { method: 'POST', url: '/auth', summary: 'authorization endpoint, form post' },
   { method: 'GET', url: '/auth/:uid', summary: 'resumes an authorization after the consent step' },
   { method: 'POST', url: '/token', summary: 'token endpoint: authorization_code, refresh_token (rotating), device_code' },
   { method: 'OPTIONS', url: '/token', summary: 'CORS preflight' },
   { method: 'POST', url: '/token/revocation', summary: 'token revocation (RFC 7009); revoking a refresh token ends its agent approval' },
   { method: 'OPTIONS', url: '/token/revocation', summary: 'CORS preflight' },
   { method: 'POST', url: '/reg', summary: 'dynamic client registration (RFC 7591)' },
-  { method: 'GET', url: '/reg/:client_id', summary: 'client configuration (RFC 7592), with the registration access token' },
-  { method: 'PUT', url: '/reg/:client_id', summary: 'client configuration update (RFC 7592)' },
-  { method: 'DELETE', url: '/reg/:client_id', summary: 'client deletion (RFC 7592)' },
+  { method: 'GET', url: '/reg/:client_id', summary: 'client configuration read (RFC 7592), with the registration access token; update and deletion are not offered' },
   { method: 'POST', url: '/device/auth', summary: 'device authorization endpoint (RFC 8628)' },
   { method: 'OPTIONS', url: '/device/auth', summary: 'CORS preflight' },
   { method: 'GET', url: '/device', summary: "the library's own user-code entry page" },
@@ -47,6 +45,8 @@ async function handOver(ctx: AppContext, req: FastifyRequest, reply: FastifyRepl
   raw.url = innerUrl;
   reply.hijack();
   await provider.callback()(raw, reply.raw);
+  const escaped = (raw as EscapedError).oauthEscapedError;
+  if (escaped !== undefined) req.log.warn({ err: escaped }, 'error escaped the authorization server; answered in JSON');
 }
 
 export async function oauthRoutes(app: FastifyInstance, ctx: AppContext) {

@@ -5,6 +5,7 @@
  */
 import type Provider from 'oidc-provider';
 import type { Config } from '../../config.js';
+import type { KeyedHash } from '../../lib/keyed-hash.js';
 import type { ControlStore } from '../../storage/control/stores.js';
 import { ControlStoreAdapter } from './adapter.js';
 import { loadOrCreateKeys } from './keys.js';
@@ -28,6 +29,7 @@ export class OAuthServer {
   constructor(
     private readonly store: ControlStore,
     private readonly config: Config,
+    private readonly keyHash: KeyedHash,
   ) {}
 
   get issuer(): string {
@@ -54,7 +56,7 @@ export class OAuthServer {
       issuer: this.issuer,
       keys,
       adapter: (model) => {
-        const adapter = new ControlStoreAdapter(model, this.store.oauthPayloads);
+        const adapter = new ControlStoreAdapter(model, this.store.oauthPayloads, this.keyHash);
         const upsert = adapter.upsert.bind(adapter);
         adapter.upsert = async (...args) => {
           await upsert(...args);

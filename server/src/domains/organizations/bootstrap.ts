@@ -5,7 +5,8 @@
 import type { Clock, IdGenerator } from '../../lib/clock.js';
 import type { ControlStore } from '../../storage/control/stores.js';
 import { ALL_SCOPES } from '../api-keys/scopes.js';
-import { hashKey, keyPrefix, newKeySecret, plausibleKey } from '../api-keys/secret.js';
+import type { KeyedHash } from '../../lib/keyed-hash.js';
+import { keyPrefix, newKeySecret, plausibleKey } from '../api-keys/secret.js';
 import { MAX_EXPIRY_DAYS } from '../api-keys/service.js';
 import type { AuditService } from '../audit/service.js';
 
@@ -25,6 +26,7 @@ export async function bootstrap(
   clock: Clock,
   ids: IdGenerator,
   init: { orgId?: string; projectId?: string; apiKey?: string },
+  keyHash: KeyedHash,
 ): Promise<BootstrapResult> {
   const done = await store.organizations.getMeta(INITIALIZED);
   if (done) {
@@ -46,7 +48,7 @@ export async function bootstrap(
       orgId,
       projectId: null,
       name: 'owner (initial)',
-      keyHash: hashKey(secret),
+      keyHash: keyHash.hash(secret),
       keyPrefix: keyPrefix(secret),
       scopes: [...ALL_SCOPES],
       status: 'active',

@@ -34,7 +34,10 @@ export function tracesRoutes(base: FastifyInstance, ctx: AppContext) {
         response: { 200: ListServicesResponse, ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => svc.services(req.principal, (await project(req)).id, req.query),
+    async (req) => {
+      svc.requireServicesScope(req.principal); // 403 before the project lookup's 404
+      return svc.services(req.principal, (await project(req)).id, req.query);
+    },
   );
 
   app.get(

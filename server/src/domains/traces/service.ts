@@ -212,10 +212,16 @@ export class TracesService {
     private readonly clock: Clock,
   ) {}
 
-  async services(caller: Principal, projectId: string, q: WindowQuery) {
+  /** `/services` needs one of two scopes; checked before the project is looked up, so a refused caller learns nothing of it. */
+  requireServicesScope(caller: Principal): { spans: boolean; logs: boolean } {
     const spans = caller.scopes.has(TRACES_READ);
     const logs = caller.scopes.has(LOGS_READ);
     if (!spans && !logs) throw permissionDenied(`this request needs scope ${TRACES_READ} or ${LOGS_READ}`);
+    return { spans, logs };
+  }
+
+  async services(caller: Principal, projectId: string, q: WindowQuery) {
+    const { spans, logs } = this.requireServicesScope(caller);
     const w = resolveWindow(q, this.clock.now().getTime());
     const { rows, total } = await this.store.services({ projectId, ...w, spans, logs, limit: MAX_SERVICES });
     return {

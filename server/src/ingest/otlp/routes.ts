@@ -19,7 +19,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import type { ProjectRecord } from '../../domains/projects/store.js';
-import { ApiError, invalidRequest } from '../../http/errors.js';
+import { ApiError, invalidRequest, unsupportedMediaType } from '../../http/errors.js';
 import { requestProject } from '../../http/project-scope.js';
 import { ProjectQuery, errors } from '../../http/schemas.js';
 import { decodeJsonRequest, decodeProtobufRequest } from './decode.js';
@@ -43,7 +43,8 @@ interface OtlpBody {
 const PROTOBUF_TYPES = ['application/x-protobuf', 'application/protobuf'];
 const JSON_TYPE = 'application/json';
 
-const unsupportedMediaType = (message: string) => new ApiError(415, 'unsupported_media_type', message);
+/** What the OTLP routes accept, named by their 415. */
+const OTLP_ACCEPTS = [...PROTOBUF_TYPES, JSON_TYPE];
 
 function mediaTypeOf(req: FastifyRequest): string {
   return String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
@@ -54,7 +55,7 @@ async function decodedBody(req: FastifyRequest, raw: Buffer, limit: number): Pro
   const encoding = String(req.headers['content-encoding'] ?? '').trim().toLowerCase();
   if (encoding === '' || encoding === 'identity') return raw;
   if (encoding !== 'gzip' && encoding !== 'x-gzip')
-    throw unsupportedMediaType(`Content-Encoding "${encoding}" is not supported; send gzip or no encoding`);
+    throw new ApiError(415, 'unsupported_media_type', `Content-Encoding "${encoding}" is not supported; send gzip or no encoding`, { accepted_encodings: ['gzip', 'identity'] });
   try {
     return await gunzipAsync(raw, { maxOutputLength: limit });
   } catch (e) {
@@ -178,7 +179,7 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
         {
           bodyLimit: limit,
           // Telemetry is data, not a change of configuration: ingestion is not written to the audit trail.
-          config: { scope: 'ingest:write', audit: 'none' },
+          config: { scope: 'ingest:write', audit: 'none', accepts: OTLP_ACCEPTS },
           schema: {
             tags: ['ingest'],
             summary: r.summary,
@@ -198,7 +199,7 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
         },
         async (req, reply) => {
           const body = req.body as OtlpBody | undefined;
-          if (!body) throw unsupportedMediaType(`send the request as ${PROTOBUF_TYPES[0]} or ${JSON_TYPE}`);
+          if (!body) throw unsupportedMediaType(OTLP_ACCEPTS, 'the request has no body');
           const payload = await r.ingest(req, body, await project(req));
           return reply.code(200).type(body.mediaType).send(payload);
         },

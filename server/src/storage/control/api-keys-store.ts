@@ -87,13 +87,15 @@ export class KyselyApiKeyStore implements ApiKeyStore {
     return rows.map(toRecord);
   }
 
-  async update(id: string, p: Partial<Pick<ApiKeyRecord, 'name' | 'scopes' | 'status' | 'revokedAt' | 'lastUsedAt'>>) {
+  async update(id: string, p: Partial<Pick<ApiKeyRecord, 'name' | 'scopes' | 'status' | 'revokedAt' | 'lastUsedAt' | 'keyHash' | 'keyPrefix'>>) {
     const values: Partial<ApiKeysTable> = {};
     if (p.name !== undefined) values.name = p.name;
     if (p.scopes !== undefined) values.scopes = JSON.stringify(p.scopes);
     if (p.status !== undefined) values.status = p.status;
     if (p.revokedAt !== undefined) values.revoked_at = p.revokedAt;
     if (p.lastUsedAt !== undefined) values.last_used_at = p.lastUsedAt;
+    if (p.keyHash !== undefined) values.key_hash = p.keyHash;
+    if (p.keyPrefix !== undefined) values.key_prefix = p.keyPrefix;
     await this.db.updateTable('api_keys').set(values).where('id', '=', id).execute();
   }
 

@@ -1,4 +1,4 @@
-import type { IdempotencyRecord, IdempotencyStore, StoredResponse } from '../../domains/idempotency/store.js';
+import type { IdempotencyRecord, IdempotencyStore, SealedResponse } from '../../domains/idempotency/store.js';
 import type { ControlDb } from './open.js';
 import type { IdempotencyRecordsTable } from './schema.js';
 
@@ -8,7 +8,7 @@ function fromRow(r: IdempotencyRecordsTable): IdempotencyRecord {
     key: r.idempotency_key,
     fingerprint: r.fingerprint,
     state: r.state as IdempotencyRecord['state'],
-    response: r.status === null ? null : { status: r.status, headers: JSON.parse(r.headers ?? '{}'), body: r.body ?? '' },
+    response: r.status === null ? null : { status: r.status, sealed: r.body ?? '' },
     createdAt: r.created_at,
     expiresAt: r.expires_at,
   };
@@ -51,10 +51,11 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
     return existing ? fromRow(existing) : this.claim(r, now, abandonedBefore);
   }
 
-  async complete(credential: string, key: string, createdAt: string, response: StoredResponse) {
+  async complete(credential: string, key: string, createdAt: string, response: SealedResponse) {
     await this.db
       .updateTable('idempotency_records')
-      .set({ state: 'done', status: response.status, headers: JSON.stringify(response.headers), body: response.body })
+      // The headers travel inside the sealed body; the column stays empty.
+      .set({ state: 'done', status: response.status, headers: null, body: response.sealed })
       .where('credential', '=', credential)
       .where('idempotency_key', '=', key)
       .where('created_at', '=', createdAt)

@@ -218,6 +218,14 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0006_idempotency_sealed': {
+    async up(db: Kysely<any>) {
+      // Replays are now stored sealed (AES-256-GCM under a key only the presenting credential can
+      // derive). Records written before held answers in clear, a new key's secret among them: they
+      // are dropped (they lived at most ten minutes anyway).
+      await db.deleteFrom('idempotency_records').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
