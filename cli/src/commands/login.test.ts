@@ -377,8 +377,10 @@ describe('svc logout', () => {
     const r = await svc(['logout']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ signed_out: false, note: 'not signed in' });
-    const tty = await svc(['logout', '--profile', 'other'], { stdoutTTY: true });
-    expect(tty.stdout).toBe('Not signed in (profile "other"): nothing to do.\n');
+    const tty = await svc(['logout', '--profile', 'default'], { stdoutTTY: true });
+    expect(tty.stdout).toBe('Not signed in (profile "default"): nothing to do.\n');
+    // An unknown profile is an error, not an empty one (exit 2).
+    expect((await svc(['logout', '--profile', 'other'])).code).toBe(2);
     expect(t.api.requests).toHaveLength(0);
     expect(() => readFileSync(cfgPath())).toThrow(); // nothing was written either
   });

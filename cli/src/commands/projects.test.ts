@@ -68,6 +68,11 @@ describe('svc projects', () => {
 
   it('use verifies the project with GET, then stores it in the active profile', async () => {
     api.on('GET', '/projects/p1', { body: P1 });
+    // An unknown profile is an error, not an empty one: only `svc config set` creates one.
+    const unknown = await runInProcess(['projects', 'use', 'p1', '--profile', 'staging'], { env });
+    expect(unknown.code).toBe(2);
+    expect(api.requests).toHaveLength(0);
+    expect((await runInProcess(['config', 'set', 'project', 'p0', '--profile', 'staging'], { env })).code).toBe(0);
     const r = await runInProcess(['projects', 'use', 'p1', '--profile', 'staging'], { env });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ profile: 'staging', project: P1 });
