@@ -13,11 +13,11 @@ import { renderTable, type Cell } from '../output.js';
 import { readPages } from '../paged.js';
 import { windowQuery } from '../time.js';
 import { severityOf, tailLogs } from './logs-tail.js';
+// The log aggregate steps are the metric steps of the server.
+import { STEPS } from './metrics.js';
 
 export const SEVERITIES = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 export const SORTS = ['timestamp_desc', 'timestamp_asc'] as const;
-/** The aggregate steps (the metric steps of the server). */
-export const STEPS = ['1s', '5s', '10s', '30s', '1m', '5m', '10m', '15m', '30m', '1h', '6h', '12h', '1d', '7d'] as const;
 export const MAX_QUERY_LIMIT = 1000;
 export const DEFAULT_QUERY_LIMIT = 50;
 export const MAX_PATTERN_LIMIT = 200;
