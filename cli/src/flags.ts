@@ -64,3 +64,16 @@ export function parseFilters(items: string[]): { key: string; values: string[] }
 export function requireYes(yes: boolean | undefined, what: string): void {
   if (!yes) throw usageError(`${what} is destructive and never prompts: pass --yes to confirm`);
 }
+
+/**
+ * The NAME of a create command: the argument (the documented way) or the older `--name` flag; one
+ * of them, not empty, and not two different names.
+ */
+export function nameArgument(arg: string | undefined, flag: string | undefined): string {
+  if (arg !== undefined && flag !== undefined && arg !== flag)
+    throw usageError(`the name is given twice ("${arg}" and --name "${flag}"): give it once, as the argument`);
+  const name = arg ?? flag;
+  if (name === undefined) throw usageError("missing required argument 'name'");
+  if (name.trim() === '') throw usageError('the name must not be empty');
+  return name;
+}
