@@ -2,6 +2,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerAgent } from './commands/agent.js';
 import { registerAgentRuns } from './commands/agent-runs.js';
+import { registerApiKeys } from './commands/api-keys.js';
 import { registerConfig } from './commands/config.js';
 import { registerLogin } from './commands/login.js';
 import { registerLlm } from './commands/llm.js';
@@ -56,6 +57,7 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
   registerProjects(program, ctx);
   registerMetrics(program, ctx);
   registerMembers(program, ctx);
+  registerApiKeys(program, ctx);
   registerLlm(program, ctx);
   registerAgentRuns(program, ctx);
   registerLogs(program, ctx);
