@@ -10,6 +10,7 @@ import { registerLogs } from './commands/logs.js';
 import { registerMembers } from './commands/members.js';
 import { registerMetrics } from './commands/metrics.js';
 import { registerProjects } from './commands/projects.js';
+import { registerTraces } from './commands/traces.js';
 import { Context, type Io } from './context.js';
 import { CliError, ExitCode, usageError } from './errors.js';
 import { nonEmpty } from './flags.js';
@@ -60,6 +61,7 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
   registerApiKeys(program, ctx);
   registerLlm(program, ctx);
   registerAgentRuns(program, ctx);
+  registerTraces(program, ctx);
   registerLogs(program, ctx);
   registerConfig(program, ctx);
   registerAgent(program, ctx);

@@ -43,6 +43,21 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
+/** `--attr key=value` (split at the first "="), repeatable; the key must not be empty. */
+export function attrFlag(value: string, previous: string[] | undefined): string[] {
+  const eq = value.indexOf('=');
+  if (eq <= 0 || value.slice(0, eq).trim() === '') throw new InvalidArgumentError(`--attr must look like key=value, got "${value}".`);
+  return collect(value, previous);
+}
+
+/** A trace id (32 hexadecimal characters), as a flag or an argument named `what`. */
+export function traceIdFlag(what: string) {
+  return (value: string): string => {
+    if (!/^[0-9a-fA-F]{32}$/.test(value)) throw new InvalidArgumentError(`${what} must be 32 hexadecimal characters, got "${value}".`);
+    return value;
+  };
+}
+
 /** `key=value` filters; a key given again ORs its values. Order of first appearance is kept. */
 export function parseFilters(items: string[]): { key: string; values: string[] }[] {
   const out: { key: string; values: string[] }[] = [];

@@ -7,7 +7,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Context } from '../context.js';
 import { ExitCode, usageError } from '../errors.js';
-import { collect, integerInRange, nonEmpty, positiveInt, requireYes } from '../flags.js';
+import { attrFlag, collect, integerInRange, nonEmpty, positiveInt, requireYes, traceIdFlag } from '../flags.js';
 import type { Query } from '../http.js';
 import { renderTable, type Cell } from '../output.js';
 import { readPages } from '../paged.js';
@@ -58,18 +58,6 @@ interface WindowOpts {
   until?: string;
 }
 
-/** `--attr key=value` (split at the first "="), repeatable; the key must not be empty. */
-function attrFlag(value: string, previous: string[] | undefined): string[] {
-  const eq = value.indexOf('=');
-  if (eq <= 0 || value.slice(0, eq).trim() === '') throw new InvalidArgumentError(`--attr must look like key=value, got "${value}".`);
-  return collect(value, previous);
-}
-
-function traceIdFlag(value: string): string {
-  if (!/^[0-9a-fA-F]{32}$/.test(value)) throw new InvalidArgumentError(`--trace-id must be 32 hexadecimal characters, got "${value}".`);
-  return value;
-}
-
 function groupByFlag(value: string, previous: string[] | undefined): string[] {
   if (value !== 'service' && value !== 'severity' && !/^attr\..+/.test(value))
     throw new InvalidArgumentError(`--group-by must be service, severity or attr.<key>, got "${value}".`);
@@ -81,7 +69,7 @@ function addFilters(cmd: Command): Command {
     .option('--service <name>', 'exact service.name (repeatable, OR)', collect)
     .addOption(new Option('--severity <level>', 'minimum severity (this one and the more severe)').choices(SEVERITIES))
     .option('-q, --query <text>', 'case-insensitive substring of the body', nonEmpty('--query'))
-    .option('--trace-id <id>', 'exact trace id (32 hex)', traceIdFlag)
+    .option('--trace-id <id>', 'exact trace id (32 hex)', traceIdFlag('--trace-id'))
     .option('--attr <key=value>', 'attribute condition (repeatable; the same key repeated ORs its values, different keys AND)', attrFlag);
 }
 
