@@ -2,6 +2,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerAgent } from './commands/agent.js';
 import { registerAgentRuns } from './commands/agent-runs.js';
+import { registerAgentSessions } from './commands/agent-sessions.js';
 import { registerApiKeys } from './commands/api-keys.js';
 import { registerConfig } from './commands/config.js';
 import { registerLogin } from './commands/login.js';
@@ -61,6 +62,7 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
   registerApiKeys(program, ctx);
   registerLlm(program, ctx);
   registerAgentRuns(program, ctx);
+  registerAgentSessions(program, ctx);
   registerTraces(program, ctx);
   registerLogs(program, ctx);
   registerConfig(program, ctx);

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startCliTestEnv, stopCliTestEnv, type CliTestEnv } from '../testing/cli-test-env.js';
-import { runInProcess, stderrJson } from '../testing/fake-api.js';
+import { describe, expect, it } from 'vitest';
+import { useCliTestEnv } from '../testing/cli-test-env.js';
+import { stderrJson } from '../testing/fake-api.js';
 
 const NOW = new Date('2024-06-01T12:00:00.000Z');
 const K1 = {
@@ -20,41 +20,32 @@ const K1 = {
   created_by_state: 'api_key',
 };
 
-let api: CliTestEnv['api'];
-let tmp: CliTestEnv['tmp'];
-let env: CliTestEnv['env'];
-beforeEach(async () => {
-  ({ api, tmp, env } = await startCliTestEnv());
-});
-afterEach(() => stopCliTestEnv({ api, tmp }));
-
-const svc = (args: string[], opts: { stdoutTTY?: boolean; stderrTTY?: boolean; env?: Record<string, string> } = {}) =>
-  runInProcess(args, { env: opts.env ?? env, now: NOW, stdoutTTY: opts.stdoutTTY, stderrTTY: opts.stderrTTY });
+const { t, svc } = useCliTestEnv(NOW);
 
 describe('svc api-keys create', () => {
   it('posts name, scopes, the active project and expires_in_days (default 30); JSON is the whole answer with the secret', async () => {
     const created = { ...K1, key: 'svc_ab12_secret' };
-    api.on('POST', '/account/api-keys', { status: 201, body: created });
+    t.api.on('POST', '/account/api-keys', { status: 201, body: created });
     const r = await svc(['api-keys', 'create', 'ci', '--scope', 'metrics:read', '--scope', 'traces:read,metrics:read', '--project', 'p1']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(created);
-    expect(api.requests[0]).toMatchObject({ method: 'POST', path: '/api/v1/account/api-keys', search: '' });
-    expect(api.requests[0].body).toEqual({ name: 'ci', scopes: ['metrics:read', 'traces:read'], expires_in_days: 30, project_id: 'p1' });
+    expect(t.api.requests[0]).toMatchObject({ method: 'POST', path: '/api/v1/account/api-keys', search: '' });
+    expect(t.api.requests[0].body).toEqual({ name: 'ci', scopes: ['metrics:read', 'traces:read'], expires_in_days: 30, project_id: 'p1' });
 
     // SVC_PROJECT is the active project too; --org-wide binds to none; --expires-in / --expires-at set the days.
-    await svc(['api-keys', 'create', 'env key', '--scope', 'logs:read', '--expires-in', '4w'], { env: { ...env, SVC_PROJECT: 'p2' } });
-    expect(api.requests[1].body).toEqual({ name: 'env key', scopes: ['logs:read'], expires_in_days: 28, project_id: 'p2' });
+    await svc(['api-keys', 'create', 'env key', '--scope', 'logs:read', '--expires-in', '4w'], { env: { ...t.env, SVC_PROJECT: 'p2' } });
+    expect(t.api.requests[1].body).toEqual({ name: 'env key', scopes: ['logs:read'], expires_in_days: 28, project_id: 'p2' });
     await svc(['api-keys', 'create', 'org', '--scope', 'projects:read', '--org-wide', '--expires-in', '365d']);
-    expect(api.requests[2].body).toEqual({ name: 'org', scopes: ['projects:read'], expires_in_days: 365, org_wide: true });
+    expect(t.api.requests[2].body).toEqual({ name: 'org', scopes: ['projects:read'], expires_in_days: 365, org_wide: true });
     // 2024-06-11T18:00Z is 10.25 days after NOW: rounded down to 10 whole days (never outlives the time asked for)
     await svc(['api-keys', 'create', 'at', '--scope', 'logs:read', '--project', 'p1', '--expires-at', '2024-06-11T18:00:00Z']);
-    expect(api.requests[3].body).toMatchObject({ expires_in_days: 10 });
+    expect(t.api.requests[3].body).toMatchObject({ expires_in_days: 10 });
     await svc(['api-keys', 'create', 'at', '--scope', 'logs:read', '--project', 'p1', '--expires-at', '2025-06-01T12:00:00Z']);
-    expect(api.requests[4].body).toMatchObject({ expires_in_days: 365 });
+    expect(t.api.requests[4].body).toMatchObject({ expires_in_days: 365 });
   });
 
   it('on a terminal: the secret first in a FIELD/VALUE table and a note that it is shown once', async () => {
-    api.on('POST', '/account/api-keys', { status: 201, body: { ...K1, key: 'svc_ab12_secret' } });
+    t.api.on('POST', '/account/api-keys', { status: 201, body: { ...K1, key: 'svc_ab12_secret' } });
     const r = await svc(['api-keys', 'create', 'ci', '--scope', 'metrics:read', '--project', 'p1', '--no-color'], { stdoutTTY: true, stderrTTY: true });
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
@@ -97,7 +88,7 @@ describe('svc api-keys create', () => {
       expect(err, args.join(' ')).toMatchObject({ exit_code: 2 });
       expect(err.message, args.join(' ')).toMatch(message);
     }
-    expect(api.requests).toHaveLength(0);
+    expect(t.api.requests).toHaveLength(0);
   });
 
   it('without a project and without --org-wide: exit 2, and the message says how to choose a project', async () => {
@@ -106,7 +97,7 @@ describe('svc api-keys create', () => {
     const err = stderrJson(r);
     expect(err).toMatchObject({ error: 'project_required', exit_code: 2 });
     for (const hint of ['--project', 'SVC_PROJECT', 'svc projects use', 'svc projects list', '--org-wide']) expect(err.message).toContain(hint);
-    expect(api.requests).toHaveLength(0);
+    expect(t.api.requests).toHaveLength(0);
   });
 
   it('API errors keep their status and map to exit codes (400 -> 1, 401 -> 3, 403 -> 4, 404 -> 5)', async () => {
@@ -116,12 +107,12 @@ describe('svc api-keys create', () => {
       [403, 'permission_denied', 4],
       [404, 'not_found', 5],
     ] as const) {
-      api.on('POST', '/account/api-keys', { status, body: { error, message: `said ${status}` } });
+      t.api.on('POST', '/account/api-keys', { status, body: { error, message: `said ${status}` } });
       const r = await svc(['api-keys', 'create', 'ci', '--scope', 'metrics:read', '--project', 'p1']);
       expect(r.code, String(status)).toBe(code);
       expect(stderrJson(r)).toEqual({ error, message: `said ${status}`, exit_code: code, status });
     }
-    api.on('POST', '/account/api-keys/k1/revoke', { status: 429, body: { error: 'rate_limited', message: 'slow down' }, headers: { 'retry-after': '7' } });
+    t.api.on('POST', '/account/api-keys/k1/revoke', { status: 429, body: { error: 'rate_limited', message: 'slow down' }, headers: { 'retry-after': '7' } });
     const limited = await svc(['api-keys', 'revoke', 'k1', '--yes']);
     expect(limited.code).toBe(1);
     expect(stderrJson(limited)).toEqual({ error: 'rate_limited', message: 'slow down', exit_code: 1, status: 429, retry_after: 7 });
@@ -131,47 +122,47 @@ describe('svc api-keys create', () => {
 describe('svc api-keys list|get|update|revoke', () => {
   it('list reads every page and prints the keys', async () => {
     const K2 = { ...K1, id: 'k2', name: 'org', project_id: null, org_wide: true, scopes: ['projects:read'] };
-    api.on('GET', '/account/api-keys', (req) =>
+    t.api.on('GET', '/account/api-keys', (req) =>
       req.query.cursor?.[0] === 'c2' ? { body: { api_keys: [K2], next_cursor: null } } : { body: { api_keys: [K1], next_cursor: 'c2' } },
     );
     const r = await svc(['api-keys', 'list', '--limit', '1']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ api_keys: [K1, K2], next_cursor: null });
-    expect(api.requests.map((q) => q.search)).toEqual(['limit=1', 'limit=1&cursor=c2']);
-    const t = await svc(['api-keys', 'list', '-o', 'table']);
-    const lines = t.stdout.trimEnd().split('\n');
+    expect(t.api.requests.map((q) => q.search)).toEqual(['limit=1', 'limit=1&cursor=c2']);
+    const tbl = await svc(['api-keys', 'list', '-o', 'table']);
+    const lines = tbl.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID\s+NAME\s+STATUS\s+PROJECT\s+SCOPES\s+PREFIX\s+EXPIRES_AT\s+LAST_USED_AT$/);
     expect(lines[1]).toMatch(/^k1\s+ci\s+active\s+p1\s+metrics:read,traces:read\s+svc_ab12/);
     expect(lines[2]).toMatch(/^k2\s+org\s+active\s+\(org-wide\)\s+projects:read/);
   });
 
   it('get and update address the key by its url-encoded id; update sends only what is given', async () => {
-    api.on('GET', '/account/api-keys/k 1', { body: K1 });
+    t.api.on('GET', '/account/api-keys/k 1', { body: K1 });
     const g = await svc(['api-keys', 'get', 'k 1']);
     expect([g.code, JSON.parse(g.stdout)]).toEqual([0, K1]);
-    expect(api.requests[0].path).toBe('/api/v1/account/api-keys/k%201');
-    api.on('PATCH', '/account/api-keys/k1', (req) => ({ body: { ...K1, ...(req.body as object) } }));
+    expect(t.api.requests[0].path).toBe('/api/v1/account/api-keys/k%201');
+    t.api.on('PATCH', '/account/api-keys/k1', (req) => ({ body: { ...K1, ...(req.body as object) } }));
     const u = await svc(['api-keys', 'update', 'k1', '--name', 'ci-2', '--scope', 'metrics:read']);
     expect(u.code).toBe(0);
-    expect(api.requests[1].body).toEqual({ name: 'ci-2', scopes: ['metrics:read'] });
+    expect(t.api.requests[1].body).toEqual({ name: 'ci-2', scopes: ['metrics:read'] });
     await svc(['api-keys', 'update', 'k1', '--scope', 'traces:read', '--scope', 'metrics:read']);
-    expect(api.requests[2].body).toEqual({ scopes: ['traces:read', 'metrics:read'] });
-    api.on('PATCH', '/account/api-keys/k1', { status: 409, body: { error: 'conflict', message: 'the key is revoked' } });
+    expect(t.api.requests[2].body).toEqual({ scopes: ['traces:read', 'metrics:read'] });
+    t.api.on('PATCH', '/account/api-keys/k1', { status: 409, body: { error: 'conflict', message: 'the key is revoked' } });
     const c = await svc(['api-keys', 'update', 'k1', '--name', 'x']);
     expect(c.code).toBe(1);
     expect(stderrJson(c)).toMatchObject({ error: 'conflict', status: 409 });
   });
 
   it('revoke is destructive: refused without --yes (nothing sent), then POST .../revoke; an unknown key exits 5', async () => {
-    api.on('POST', '/account/api-keys/k1/revoke', { body: { ...K1, status: 'revoked', revoked_at: NOW.toISOString() } });
+    t.api.on('POST', '/account/api-keys/k1/revoke', { body: { ...K1, status: 'revoked', revoked_at: NOW.toISOString() } });
     expect((await svc(['api-keys', 'revoke', 'k1'])).code).toBe(2);
-    expect(api.requests).toHaveLength(0);
+    expect(t.api.requests).toHaveLength(0);
     const r = await svc(['api-keys', 'revoke', 'k1', '--yes']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ id: 'k1', status: 'revoked' });
-    expect(api.requests[0]).toMatchObject({ method: 'POST', path: '/api/v1/account/api-keys/k1/revoke', rawBody: '' });
-    const t = await svc(['api-keys', 'revoke', 'k1', '--yes', '-o', 'table']);
-    expect(t.stdout).toBe('Revoked API key k1 (ci)\n');
+    expect(t.api.requests[0]).toMatchObject({ method: 'POST', path: '/api/v1/account/api-keys/k1/revoke', rawBody: '' });
+    const tbl = await svc(['api-keys', 'revoke', 'k1', '--yes', '-o', 'table']);
+    expect(tbl.stdout).toBe('Revoked API key k1 (ci)\n');
     const nf = await svc(['api-keys', 'revoke', 'nope', '--yes']);
     expect(nf.code).toBe(5);
     expect(stderrJson(nf)).toMatchObject({ status: 404, exit_code: 5 });

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startCliTestEnv, stopCliTestEnv, type CliTestEnv } from '../testing/cli-test-env.js';
-import { runInProcess, stderrJson } from '../testing/fake-api.js';
+import { describe, expect, it } from 'vitest';
+import { useCliTestEnv } from '../testing/cli-test-env.js';
+import { stderrJson } from '../testing/fake-api.js';
 
 const NOW = new Date('2024-06-01T12:00:00.000Z');
 const TID = '0af7651916cd43dd8448eb211c80319c';
@@ -48,20 +48,11 @@ const TREE = {
   ],
 };
 
-let api: CliTestEnv['api'];
-let tmp: CliTestEnv['tmp'];
-let env: CliTestEnv['env'];
-beforeEach(async () => {
-  ({ api, tmp, env } = await startCliTestEnv());
-});
-afterEach(() => stopCliTestEnv({ api, tmp }));
-
-const svc = (args: string[], opts: { stdoutTTY?: boolean; env?: Record<string, string> } = {}) =>
-  runInProcess(args, { env: opts.env ?? env, now: NOW, stdoutTTY: opts.stdoutTTY });
+const { t, svc } = useCliTestEnv(NOW);
 
 describe('svc traces list', () => {
   it('passes every filter /traces accepts, with --since/--until as RFC 3339', async () => {
-    api.on('GET', '/traces', { body: { traces: [SUMMARY], next_cursor: 'c2' } });
+    t.api.on('GET', '/traces', { body: { traces: [SUMMARY], next_cursor: 'c2' } });
     const r = await svc([
       'traces', 'list', '--project', 'p1', '--since', '2h', '--until', '2024-06-01T11:30:00Z', '--service', 'checkout', '--service', 'db,web',
       '--name', 'GET /pay', '--status', 'error', '--min-duration', '0.5', '--max-duration', '2500', '--attr', 'http.route=/pay', '--attr', 'region=eu=1',
@@ -69,8 +60,8 @@ describe('svc traces list', () => {
     ]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ traces: [SUMMARY], next_cursor: 'c2' });
-    expect(api.requests[0].path).toBe('/api/v1/traces');
-    expect(api.requests[0].query).toEqual({
+    expect(t.api.requests[0].path).toBe('/api/v1/traces');
+    expect(t.api.requests[0].query).toEqual({
       project_id: ['p1'],
       since: ['2024-06-01T10:00:00.000Z'],
       until: ['2024-06-01T11:30:00Z'],
@@ -84,20 +75,20 @@ describe('svc traces list', () => {
       cursor: ['c1'],
     });
     await svc(['traces', 'list']);
-    expect(api.requests[1].search).toBe('');
+    expect(t.api.requests[1].search).toBe('');
   });
 
   it('--all follows next_cursor with the same query; the table shows one row per trace', async () => {
-    api.on('GET', '/traces', (req) =>
+    t.api.on('GET', '/traces', (req) =>
       req.query.cursor?.[0] === 'c2'
         ? { body: { traces: [{ ...SUMMARY, trace_id: 'f'.repeat(32), root_missing: true }], next_cursor: null } }
         : { body: { traces: [SUMMARY], next_cursor: 'c2' } },
     );
     const r = await svc(['traces', 'list', '--all', '--status', 'ok']);
     expect(JSON.parse(r.stdout).traces).toHaveLength(2);
-    expect(api.requests.map((q) => q.search)).toEqual(['status=ok', 'status=ok&cursor=c2']);
-    const t = await svc(['traces', 'list', '--all', '-o', 'table']);
-    const lines = t.stdout.trimEnd().split('\n');
+    expect(t.api.requests.map((q) => q.search)).toEqual(['status=ok', 'status=ok&cursor=c2']);
+    const tbl = await svc(['traces', 'list', '--all', '-o', 'table']);
+    const lines = tbl.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^TRACE_ID\s+ROOT\s+SERVICE\s+STARTED_AT\s+DURATION_MS\s+SPANS\s+ERRORS$/);
     expect(lines[1]).toMatch(new RegExp(`^${TID}\\s+GET /pay\\s+checkout\\s+2024-06-01T11:00:00.000000Z\\s+250.123\\s+3\\s+1$`));
     expect(lines[2]).toContain('(root missing)');
@@ -123,19 +114,19 @@ describe('svc traces list', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(stderrJson(r).message, args.join(' ')).toMatch(message);
     }
-    expect(api.requests).toHaveLength(0);
+    expect(t.api.requests).toHaveLength(0);
   });
 });
 
 describe('svc traces get', () => {
   it('JSON is the whole answer; a terminal shows the span tree indented by depth', async () => {
-    api.on('GET', `/traces/${TID}`, { body: TREE });
+    t.api.on('GET', `/traces/${TID}`, { body: TREE });
     const r = await svc(['traces', 'get', TID, '--project', 'p1']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(TREE);
-    expect(api.requests[0]).toMatchObject({ path: `/api/v1/traces/${TID}`, search: 'project_id=p1' });
-    const t = await svc(['traces', 'get', TID, '--no-color'], { stdoutTTY: true });
-    const lines = t.stdout.trimEnd().split('\n');
+    expect(t.api.requests[0]).toMatchObject({ path: `/api/v1/traces/${TID}`, search: 'project_id=p1' });
+    const tbl = await svc(['traces', 'get', TID, '--no-color'], { stdoutTTY: true });
+    const lines = tbl.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(`Trace ${TID}: 3 spans, 1 errors, 250 ms, from 2024-06-01T11:00:00.000000Z; services: checkout, db`);
     expect(lines[1]).toMatch(/^SPAN\s+SPAN_ID\s+SERVICE\s+KIND\s+STATUS\s+STARTED_AT\s+DURATION_MS$/);
     expect(lines[2]).toMatch(/^GET \/pay\s+b7ad6b7169203331\s+checkout\s+server\s+unset/);
@@ -144,15 +135,15 @@ describe('svc traces get', () => {
   });
 
   it('API errors map to exit codes: 404 -> 5, 403 -> 4, 429 keeps Retry-After', async () => {
-    api.on('GET', `/traces/${TID}`, { status: 404, body: { error: 'not_found', message: 'trace not found' } });
+    t.api.on('GET', `/traces/${TID}`, { status: 404, body: { error: 'not_found', message: 'trace not found' } });
     const nf = await svc(['traces', 'get', TID]);
     expect(nf.code).toBe(5);
     expect(stderrJson(nf)).toEqual({ error: 'not_found', message: 'trace not found', exit_code: 5, status: 404 });
-    api.on('GET', `/traces/${TID}`, { status: 403, body: { error: 'permission_denied', message: 'project_id conflicts with the project this key is bound to' } });
+    t.api.on('GET', `/traces/${TID}`, { status: 403, body: { error: 'permission_denied', message: 'project_id conflicts with the project this key is bound to' } });
     const fb = await svc(['traces', 'get', TID, '--project', 'other']);
     expect(fb.code).toBe(4);
     expect(stderrJson(fb)).toMatchObject({ error: 'permission_denied', status: 403, exit_code: 4 });
-    api.on('GET', `/traces/${TID}`, { status: 429, body: { error: 'result_too_large', message: 'too many spans' }, headers: { 'retry-after': '3' } });
+    t.api.on('GET', `/traces/${TID}`, { status: 429, body: { error: 'result_too_large', message: 'too many spans' }, headers: { 'retry-after': '3' } });
     const big = await svc(['traces', 'get', TID]);
     expect(big.code).toBe(1);
     expect(stderrJson(big)).toMatchObject({ error: 'result_too_large', status: 429, retry_after: 3 });
@@ -170,13 +161,13 @@ describe('svc services', () => {
       since: '2024-06-01T06:00:00.000000Z',
       until: '2024-06-01T12:00:00.000000Z',
     };
-    api.on('GET', '/services', { body: res });
-    const r = await svc(['services', '--since', '6h'], { env: { ...env, SVC_PROJECT: 'p2' } });
+    t.api.on('GET', '/services', { body: res });
+    const r = await svc(['services', '--since', '6h'], { env: { ...t.env, SVC_PROJECT: 'p2' } });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(res);
-    expect(api.requests[0].query).toEqual({ project_id: ['p2'], since: ['2024-06-01T06:00:00.000Z'] });
-    const t = await svc(['services', '-o', 'table']);
-    expect(t.stdout.split('\n').slice(0, 3)).toEqual([
+    expect(t.api.requests[0].query).toEqual({ project_id: ['p2'], since: ['2024-06-01T06:00:00.000Z'] });
+    const tbl = await svc(['services', '-o', 'table']);
+    expect(tbl.stdout.split('\n').slice(0, 3)).toEqual([
       'NAME      SPANS  ERROR_SPANS  LOGS  FIRST_SEEN                   LAST_SEEN',
       'checkout  10     1            4     2024-06-01T10:00:00.000000Z  2024-06-01T11:00:00.000000Z',
       'db        -      -            2     2024-06-01T10:00:00.000000Z  2024-06-01T10:30:00.000000Z',
