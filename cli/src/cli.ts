@@ -13,7 +13,7 @@ import { registerMetrics } from './commands/metrics.js';
 import { registerProjects } from './commands/projects.js';
 import { registerTraces } from './commands/traces.js';
 import { Context, type Io } from './context.js';
-import { CliError, ExitCode, usageError } from './errors.js';
+import { CliError, ExitCode, usageError, withProjectHint } from './errors.js';
 import { nonEmpty } from './flags.js';
 import { formatError, OUTPUT_FORMATS, useColor, type OutputFormat } from './output.js';
 
@@ -93,7 +93,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
         err = usageError(e.message.replace(/^error:\s*/, '').replace(/\s*\n\s*/g, ' '));
       }
     } else if (e instanceof CliError) {
-      err = e;
+      err = withProjectHint(e);
     } else {
       err = new CliError('internal_error', e instanceof Error ? e.message : String(e), ExitCode.general);
     }

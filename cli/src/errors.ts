@@ -66,3 +66,14 @@ export const PROJECT_HINT =
 export function projectRequired(what: string, status?: number): CliError {
   return new CliError('project_required', `${what}: ${PROJECT_HINT}`, ExitCode.usage, status === undefined ? {} : { status });
 }
+
+/**
+ * The server's 400 for an organization-level credential that named no project ("project_id is required
+ * for organization-level credentials") becomes `projectRequired` (exit 2, status 400 kept); any other
+ * error is returned as is.
+ */
+export function withProjectHint(e: CliError): CliError {
+  if (e.extra.status === 400 && e.code === 'invalid_request' && /\bproject_id is required\b/.test(e.message))
+    return projectRequired('this command needs a project, and the credential is organization-wide', 400);
+  return e;
+}
