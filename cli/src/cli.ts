@@ -49,7 +49,11 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
     .addOption(new Option('-o, --output <format>', 'output format (default: table on a terminal, JSON when piped)').choices(OUTPUT_FORMATS))
     .option('--json', 'same as --output json (the last of --json/--output wins)')
     .option('--no-color', 'no colour in tables (also NO_COLOR)')
-    .option('--profile <name>', 'config profile (env SVC_PROFILE; default "default")', nonEmpty('--profile'))
+    .option(
+      '--profile <name>',
+      'config profile (env SVC_PROFILE, then `svc config use`; default "default"); an unknown one is an error',
+      nonEmpty('--profile'),
+    )
     .option('--project <id>', 'active project (before SVC_PROJECT and the profile)', nonEmpty('--project'));
 
   // Global flags are parsed in argv order wherever they appear, so the last output flag wins.

@@ -56,7 +56,7 @@ const addTimeFlags = (cmd: Command, sinceDefault?: string) =>
     .option('--until <time>', 'end: a duration before now or an RFC 3339 timestamp (default: now)');
 
 export function registerMetrics(program: Command, ctx: Context): void {
-  const metrics = program.command('metrics').description('explore, query, forecast and delete metrics');
+  const metrics = program.command('metrics').description('explore, query, histogram, forecast and delete metrics');
   const projectId = () => ctx.activeProject()?.value;
 
   addTimeFlags(metrics.command('list').description('list metric names'))
