@@ -48,7 +48,7 @@ export function loadConfig(path: string): ConfigFile {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: Object.create(null) as Record<string, Profile> };
     throw new CliError('config_error', `cannot read config file ${path}: ${(e as Error).message}`, ExitCode.general);
   }
   let raw: unknown;
@@ -62,6 +62,8 @@ export function loadConfig(path: string): ConfigFile {
   if (cfg.profiles === undefined) cfg.profiles = {};
   if (typeof cfg.profiles !== 'object' || cfg.profiles === null || Array.isArray(cfg.profiles))
     throw configError(path, '"profiles" must be an object');
+  // Profile names are keys: without a prototype, "__proto__" or "constructor" is a profile like any other.
+  cfg.profiles = Object.assign(Object.create(null) as Record<string, Profile>, cfg.profiles);
   if (cfg.active_profile !== undefined && (typeof cfg.active_profile !== 'string' || cfg.active_profile === ''))
     throw configError(path, '"active_profile" must be a non-empty string');
   for (const [name, p] of Object.entries(cfg.profiles)) {

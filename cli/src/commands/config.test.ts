@@ -124,4 +124,13 @@ describe('svc config', () => {
     expect((await svc(['config', 'set', 'project', 'p2', '--profile', 'fresh'])).code).toBe(0);
     expect((await svc(['config', 'use'])).code).toBe(2);
   });
+
+  it('a profile may be named like an Object.prototype member (__proto__, constructor): stored and read back, not lost', async () => {
+    for (const name of ['__proto__', 'constructor']) {
+      expect((await svc(['config', 'set', 'project', `p-${name}`, '--profile', name])).code, name).toBe(0);
+      expect(JSON.parse((await svc(['config', 'get', 'project', '--profile', name])).stdout).value, name).toBe(`p-${name}`);
+    }
+    expect(JSON.parse((await svc(['config', 'profiles'])).stdout).profiles).toEqual(['__proto__', 'constructor']);
+    expect((await svc(['config', 'get', '--profile', 'toString'])).code).toBe(2);
+  });
 });
