@@ -120,8 +120,12 @@ describe('svc api-keys, traces, services, agent-sessions against the real server
       const r = await spawnSvc(args, env);
       expect(r.code, args.join(' ')).toBe(2);
     }
+    // ... and what only the server can judge comes back as its 400 (exit 1), creating nothing either
+    const huge = await spawnSvc(['api-keys', 'create', 'x'.repeat(5000), '--scope', 'traces:read'], env);
+    expect(huge.code).toBe(1);
+    expect(JSON.parse(huge.stderr)).toMatchObject({ error: 'invalid_request', status: 400, exit_code: 1 });
     const list = await svc(['api-keys', 'list']);
-    expect(list.api_keys.filter((k: { name: string }) => k.name === 'x')).toEqual([]);
+    expect(list.api_keys.filter((k: { name: string }) => k.name.startsWith('x'))).toEqual([]);
     expect(list.api_keys.find((k: { id: string }) => k.id === minted.id)).toMatchObject({ status: 'active' });
   });
 

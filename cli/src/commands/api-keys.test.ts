@@ -119,6 +119,27 @@ describe('svc api-keys create', () => {
   });
 });
 
+describe('svc api-keys create: hostile input', () => {
+  it('a scope repeated a thousand times is sent once; odd expiry text is refused; a huge name reaches the server, whose 400 exits 1', async () => {
+    t.api.on('POST', '/account/api-keys', (req) =>
+      (req.body as { name: string }).name.length > 200
+        ? { status: 400, body: { error: 'invalid_request', message: 'body/name must NOT have more than 200 characters' } }
+        : { status: 201, body: { ...K1, key: 'svc_x' } },
+    );
+    const many = Array.from({ length: 1000 }, () => ['--scope', 'metrics:read']).flat();
+    expect((await svc(['api-keys', 'create', 'ci', '--project', 'p1', ...many])).code).toBe(0);
+    expect(t.api.requests[0].body).toMatchObject({ scopes: ['metrics:read'] });
+    for (const bad of ['３０d', '30 d', '1e2', '0x10', '30d;rm', '-30d', '0d']) {
+      const r = await svc(['api-keys', 'create', 'ci', '--project', 'p1', '--scope', 'metrics:read', '--expires-in', bad]);
+      expect(r.code, bad).toBe(2);
+    }
+    expect(t.api.requests).toHaveLength(1);
+    const huge = await svc(['api-keys', 'create', 'n'.repeat(100_000), '--project', 'p1', '--scope', 'metrics:read']);
+    expect(huge.code).toBe(1);
+    expect(stderrJson(huge)).toMatchObject({ error: 'invalid_request', status: 400, exit_code: 1 });
+  });
+});
+
 describe('svc api-keys list|get|update|revoke', () => {
   it('list reads every page and prints the keys', async () => {
     const K2 = { ...K1, id: 'k2', name: 'org', project_id: null, org_wide: true, scopes: ['projects:read'] };
