@@ -135,6 +135,15 @@ describe('OpenTelemetry SDK -> service -> svc', () => {
     expect(p50.estimated).toBe(true);
   });
 
+  it('svc metrics histogram reads the same buckets (per bucket, not cumulative)', async () => {
+    const r = await spawnSvc(['metrics', 'histogram', 'http.latency', '--step', '1h', '--since', '1h', '--env', 'prod'], env);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    const cells = JSON.parse(r.stdout).cells as { upper_bound: number; upper_bound_infinite: boolean; count: number }[];
+    const total = (pred: (c: (typeof cells)[0]) => boolean) => cells.filter(pred).reduce((a, c) => a + Number(c.count), 0);
+    expect([10, 100].map((b) => total((c) => !c.upper_bound_infinite && c.upper_bound === b))).toEqual([2, 1]);
+    expect(total((c) => c.upper_bound_infinite)).toBe(1);
+  });
+
   it('the gauge value reads back through svc with the environment filter', async () => {
     const r = await spawnSvc(['metrics', 'query', 'queue.depth', '--agg', 'max', '--env', 'prod', '--since', '10m'], env);
     const points = JSON.parse(r.stdout).series[0].points;

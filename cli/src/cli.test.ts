@@ -126,6 +126,25 @@ describe('errors and exit codes', () => {
     }
   });
 
+  // Brief item 8: a command needing a project, none selected, an org-wide credential: say how to fix it, exit 2 (usage).
+  it('the server\'s "project_id is required" 400 becomes a usage error (exit 2) naming --project, SVC_PROJECT, svc projects use and svc projects list', async () => {
+    const body = { error: 'invalid_request', message: 'project_id is required for organization-level credentials' };
+    api.on('POST', '/metrics/aggregate', { status: 400, body });
+    api.on('GET', '/traces', { status: 400, body });
+    for (const args of [['metrics', 'query', 'cpu'], ['traces', 'list']]) {
+      const r = await runInProcess(args, { env });
+      expect(r.code, args.join(' ')).toBe(2);
+      const err = stderrJson(r);
+      expect(err).toMatchObject({ error: 'project_required', exit_code: 2, status: 400 });
+      for (const hint of ['--project', 'SVC_PROJECT', 'svc projects use', 'svc projects list']) expect(err.message).toContain(hint);
+    }
+    const tty = await runInProcess(['traces', 'list', '--no-color'], { env, stderrTTY: true });
+    expect(tty.stderr).toMatch(/^svc: error: this command needs a project, and the credential is organization-wide: pass --project <id>, .*\(HTTP 400, project_required\)\n$/);
+    // any other 400 stays an API error (exit 1)
+    api.on('GET', '/traces', { status: 400, body: { error: 'invalid_request', message: 'since must be before until' } });
+    expect((await runInProcess(['traces', 'list'], { env })).code).toBe(1);
+  });
+
   it('an invalid JSON answer exits 1', async () => {
     api.on('GET', '/projects', { raw: 'not json' });
     const r = await runInProcess(['projects', 'list'], { env });

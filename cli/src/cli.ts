@@ -2,6 +2,8 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerAgent } from './commands/agent.js';
 import { registerAgentRuns } from './commands/agent-runs.js';
+import { registerAgentSessions } from './commands/agent-sessions.js';
+import { registerApiKeys } from './commands/api-keys.js';
 import { registerConfig } from './commands/config.js';
 import { registerLogin } from './commands/login.js';
 import { registerLlm } from './commands/llm.js';
@@ -9,8 +11,9 @@ import { registerLogs } from './commands/logs.js';
 import { registerMembers } from './commands/members.js';
 import { registerMetrics } from './commands/metrics.js';
 import { registerProjects } from './commands/projects.js';
+import { registerTraces } from './commands/traces.js';
 import { Context, type Io } from './context.js';
-import { CliError, ExitCode, usageError } from './errors.js';
+import { CliError, ExitCode, usageError, withProjectHint } from './errors.js';
 import { nonEmpty } from './flags.js';
 import { formatError, OUTPUT_FORMATS, useColor, type OutputFormat } from './output.js';
 
@@ -46,7 +49,11 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
     .addOption(new Option('-o, --output <format>', 'output format (default: table on a terminal, JSON when piped)').choices(OUTPUT_FORMATS))
     .option('--json', 'same as --output json (the last of --json/--output wins)')
     .option('--no-color', 'no colour in tables (also NO_COLOR)')
-    .option('--profile <name>', 'config profile (env SVC_PROFILE; default "default")', nonEmpty('--profile'))
+    .option(
+      '--profile <name>',
+      'config profile (env SVC_PROFILE, then `svc config use`; default "default"); an unknown one is an error',
+      nonEmpty('--profile'),
+    )
     .option('--project <id>', 'active project (before SVC_PROJECT and the profile)', nonEmpty('--project'));
 
   // Global flags are parsed in argv order wherever they appear, so the last output flag wins.
@@ -56,8 +63,11 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
   registerProjects(program, ctx);
   registerMetrics(program, ctx);
   registerMembers(program, ctx);
+  registerApiKeys(program, ctx);
   registerLlm(program, ctx);
   registerAgentRuns(program, ctx);
+  registerAgentSessions(program, ctx);
+  registerTraces(program, ctx);
   registerLogs(program, ctx);
   registerConfig(program, ctx);
   registerAgent(program, ctx);
@@ -87,7 +97,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
         err = usageError(e.message.replace(/^error:\s*/, '').replace(/\s*\n\s*/g, ' '));
       }
     } else if (e instanceof CliError) {
-      err = e;
+      err = withProjectHint(e);
     } else {
       err = new CliError('internal_error', e instanceof Error ? e.message : String(e), ExitCode.general);
     }

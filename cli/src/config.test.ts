@@ -67,6 +67,10 @@ describe('settings precedence', () => {
     expect(resolveProfileName('a', { SVC_PROFILE: 'b' })).toEqual({ value: 'a', source: 'flag' });
     expect(resolveProfileName(undefined, { SVC_PROFILE: 'b' })).toEqual({ value: 'b', source: 'env' });
     expect(resolveProfileName(undefined, {})).toEqual({ value: 'default', source: 'default' });
+    // `svc config use` stores active_profile: after --profile and SVC_PROFILE, before the default
+    expect(resolveProfileName(undefined, {}, 'prod')).toEqual({ value: 'prod', source: 'config' });
+    expect(resolveProfileName(undefined, { SVC_PROFILE: 'b' }, 'prod')).toEqual({ value: 'b', source: 'env' });
+    expect(resolveProfileName('a', {}, 'prod')).toEqual({ value: 'a', source: 'flag' });
   });
 
   it('api-key, api-url and ingest-url: flag, then env, then profile, then defaults', () => {

@@ -1,6 +1,7 @@
 /**
  * Profiles: `$XDG_CONFIG_HOME/svc/config.json` (default `~/.config/svc/config.json`), mode 0600,
- * shaped `{ "profiles": { "<name>": { "api_url"?, "api_key"?, "ingest_url"?, "project"?, "session"? } } }`.
+ * shaped `{ "active_profile"?, "profiles": { "<name>": { "api_url"?, "api_key"?, "ingest_url"?, "project"?, "session"? } } }`.
+ * `active_profile` is written by `svc config use`; `--profile` and `SVC_PROFILE` take precedence over it.
  * `session` is the stored sign-in of `svc login` (see session.ts); it is written by login, refresh
  * and logout only, never by `svc config set`.
  * Also the precedence rules for the connection settings and the active project.
@@ -22,6 +23,8 @@ export type StoredSession = Record<(typeof SESSION_KEYS)[number], string>;
 export type Profile = Partial<Record<ProfileKey, string>> & { session?: StoredSession };
 
 export interface ConfigFile {
+  /** The profile chosen by `svc config use` (before the implicit `default`). */
+  active_profile?: string;
   profiles: Record<string, Profile>;
   [other: string]: unknown;
 }
@@ -45,7 +48,7 @@ export function loadConfig(path: string): ConfigFile {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: Object.create(null) as Record<string, Profile> };
     throw new CliError('config_error', `cannot read config file ${path}: ${(e as Error).message}`, ExitCode.general);
   }
   let raw: unknown;
@@ -59,6 +62,10 @@ export function loadConfig(path: string): ConfigFile {
   if (cfg.profiles === undefined) cfg.profiles = {};
   if (typeof cfg.profiles !== 'object' || cfg.profiles === null || Array.isArray(cfg.profiles))
     throw configError(path, '"profiles" must be an object');
+  // Profile names are keys: without a prototype, "__proto__" or "constructor" is a profile like any other.
+  cfg.profiles = Object.assign(Object.create(null) as Record<string, Profile>, cfg.profiles);
+  if (cfg.active_profile !== undefined && (typeof cfg.active_profile !== 'string' || cfg.active_profile === ''))
+    throw configError(path, '"active_profile" must be a non-empty string');
   for (const [name, p] of Object.entries(cfg.profiles)) {
     if (typeof p !== 'object' || p === null || Array.isArray(p)) throw configError(path, `profile "${name}" must be an object`);
     for (const k of PROFILE_KEYS) {
@@ -107,7 +114,8 @@ export function updateSession(path: string, profile: string, session: StoredSess
   return cfg;
 }
 
-export type Source = 'flag' | 'env' | 'profile' | 'default';
+/** Where a value came from; `config` is the config file's `active_profile` (`svc config use`). */
+export type Source = 'flag' | 'env' | 'profile' | 'config' | 'default';
 
 export interface Sourced<T> {
   value: T;
@@ -126,9 +134,43 @@ export function pick(flag: string | undefined, env: string | undefined, profile:
   return undefined;
 }
 
-/** The profile used: `--profile`, then `SVC_PROFILE`, then `default`. */
-export function resolveProfileName(flag: string | undefined, env: Env): Sourced<string> {
-  return pick(flag, env.SVC_PROFILE, undefined) ?? { value: DEFAULT_PROFILE, source: 'default' };
+/** The profile used: `--profile`, then `SVC_PROFILE`, then the file's `active_profile` (`svc config use`), then `default`. */
+export function resolveProfileName(flag: string | undefined, env: Env, active?: string): Sourced<string> {
+  const chosen = pick(flag, env.SVC_PROFILE, undefined);
+  if (chosen) return chosen;
+  if (active !== undefined && active !== '') return { value: active, source: 'config' };
+  return { value: DEFAULT_PROFILE, source: 'default' };
+}
+
+export const PROFILE_SOURCE_LABEL: Record<Source, string> = {
+  flag: '--profile',
+  env: 'SVC_PROFILE',
+  config: 'the active_profile of the config file (`svc config use`)',
+  profile: 'the profile',
+  default: 'the default',
+};
+
+/**
+ * Refuses a selected profile that the config file does not hold (an unknown profile is an error, never
+ * an empty one): a usage error naming where the name came from and the known profiles. The implicit
+ * `default` profile always exists (empty until something is stored in it).
+ */
+export function checkProfileKnown(name: string, from: string, cfg: ConfigFile): void {
+  if (name === DEFAULT_PROFILE || Object.hasOwn(cfg.profiles, name)) return;
+  const known = Object.keys(cfg.profiles).sort();
+  throw usageError(
+    `unknown profile "${name}" (from ${from}); known profiles: ${known.length ? known.join(', ') : 'none'}` +
+      `. Create it with \`svc config set <key> <value> --profile ${name}\`; list them with \`svc config profiles\``,
+  );
+}
+
+/** Makes `profile` the active one of the config file (`svc config use`); it must exist (or be `default`). */
+export function useProfile(path: string, profile: string): ConfigFile {
+  const cfg = loadConfig(path);
+  checkProfileKnown(profile, '`svc config use`', cfg);
+  cfg.active_profile = profile;
+  saveConfig(path, cfg);
+  return cfg;
 }
 
 export interface GlobalFlags {

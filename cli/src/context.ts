@@ -1,8 +1,10 @@
 /** What every command needs: global flags, resolved settings, the HTTP client and output helpers. */
 import type { Command } from 'commander';
 import {
+  checkProfileKnown,
   configPath,
   loadConfig,
+  PROFILE_SOURCE_LABEL,
   resolveProfileName,
   resolveSettings,
   type ConfigFile,
@@ -80,18 +82,25 @@ export class Context {
     return this.config;
   }
 
-  /** The active profile name (`--profile`, `SVC_PROFILE`, `default`) and its stored settings. */
-  profile(): { name: Sourced<string>; values: Profile } {
-    const name = resolveProfileName(this.opts.profile, this.env);
-    return { name, values: this.loadConfig().profiles[name.value] ?? {} };
+  /**
+   * The active profile name (`--profile`, `SVC_PROFILE`, the file's `active_profile`, `default`) and its
+   * stored settings. A selected profile the file does not hold is a usage error (exit 2), unless
+   * `mayCreate` (`svc config set` and `svc login`, which create it).
+   */
+  profile(opts: { mayCreate?: boolean } = {}): { name: Sourced<string>; values: Profile } {
+    const cfg = this.loadConfig();
+    const name = resolveProfileName(this.opts.profile, this.env, cfg.active_profile);
+    if (!opts.mayCreate) checkProfileKnown(name.value, PROFILE_SOURCE_LABEL[name.source], cfg);
+    return { name, values: cfg.profiles[name.value] ?? {} };
   }
 
-  settings(): Settings {
+  /** `mayCreate`: as for `profile()`. */
+  settings(opts: { mayCreate?: boolean } = {}): Settings {
     const o = this.opts;
     return resolveSettings(
       { apiKey: o.apiKey, apiUrl: o.apiUrl, ingestUrl: o.ingestUrl, project: o.project },
       this.env,
-      this.profile().values,
+      this.profile(opts).values,
     );
   }
 

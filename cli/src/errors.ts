@@ -53,3 +53,27 @@ export class CliError extends Error {
 export const usageError = (message: string) => new CliError('usage_error', message, ExitCode.usage);
 
 export const generalError = (code: string, message: string) => new CliError(code, message, ExitCode.general);
+
+/** How to choose the active project, for every message that asks for one. */
+export const PROJECT_HINT =
+  'pass --project <id>, set SVC_PROJECT, or run `svc projects use <id>` to make it the active project (`svc projects list` shows the ids)';
+
+/**
+ * No project is selected where one is needed (e.g. the server's 400 "project_id is required for
+ * organization-level credentials"): a usage error (exit 2) that says how to choose one. `status` is the
+ * HTTP status when the server said so.
+ */
+export function projectRequired(what: string, status?: number): CliError {
+  return new CliError('project_required', `${what}: ${PROJECT_HINT}`, ExitCode.usage, status === undefined ? {} : { status });
+}
+
+/**
+ * The server's 400 for an organization-level credential that named no project ("project_id is required
+ * for organization-level credentials") becomes `projectRequired` (exit 2, status 400 kept); any other
+ * error is returned as is.
+ */
+export function withProjectHint(e: CliError): CliError {
+  if (e.extra.status === 400 && e.code === 'invalid_request' && /\bproject_id is required\b/.test(e.message))
+    return projectRequired('this command needs a project, and the credential is organization-wide', 400);
+  return e;
+}

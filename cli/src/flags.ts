@@ -43,6 +43,21 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
+/** `--attr key=value` (split at the first "="), repeatable; the key must not be empty. */
+export function attrFlag(value: string, previous: string[] | undefined): string[] {
+  const eq = value.indexOf('=');
+  if (eq <= 0 || value.slice(0, eq).trim() === '') throw new InvalidArgumentError(`--attr must look like key=value, got "${value}".`);
+  return collect(value, previous);
+}
+
+/** A trace id (32 hexadecimal characters), as a flag or an argument named `what`. */
+export function traceIdFlag(what: string) {
+  return (value: string): string => {
+    if (!/^[0-9a-fA-F]{32}$/.test(value)) throw new InvalidArgumentError(`${what} must be 32 hexadecimal characters, got "${value}".`);
+    return value;
+  };
+}
+
 /** `key=value` filters; a key given again ORs its values. Order of first appearance is kept. */
 export function parseFilters(items: string[]): { key: string; values: string[] }[] {
   const out: { key: string; values: string[] }[] = [];
@@ -63,4 +78,17 @@ export function parseFilters(items: string[]): { key: string; values: string[] }
 /** Refuses a destructive command without --yes: a usage error, and nothing is sent. */
 export function requireYes(yes: boolean | undefined, what: string): void {
   if (!yes) throw usageError(`${what} is destructive and never prompts: pass --yes to confirm`);
+}
+
+/**
+ * The NAME of a create command: the argument (the documented way) or the older `--name` flag; one
+ * of them, not empty, and not two different names.
+ */
+export function nameArgument(arg: string | undefined, flag: string | undefined): string {
+  if (arg !== undefined && flag !== undefined && arg !== flag)
+    throw usageError(`the name is given twice ("${arg}" and --name "${flag}"): give it once, as the argument`);
+  const name = arg ?? flag;
+  if (name === undefined) throw usageError("missing required argument 'name'");
+  if (name.trim() === '') throw usageError('the name must not be empty');
+  return name;
 }

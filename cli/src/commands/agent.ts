@@ -10,12 +10,12 @@ import { envFileText, exportLines, writePrivateFile, type EnvVars } from '../age
 import { AGENT_HOSTS, hostSnippet, KEY_ENV_VAR, type AgentHost } from '../agent/hosts.js';
 import { findKeychain, KEYCHAIN_SERVICE, type Keychain } from '../agent/keychain.js';
 import type { Context } from '../context.js';
-import { CliError, ExitCode, usageError } from '../errors.js';
+import { CliError, ExitCode, PROJECT_HINT, usageError } from '../errors.js';
 import type { ApiClient } from '../http.js';
 import { collect, nonEmpty } from '../flags.js';
 import { renderJson } from '../output.js';
-import { ALL_SCOPES, isScope } from '../scopes.js';
-import { parseDuration } from '../time.js';
+import { DEFAULT_EXPIRY, MAX_EXPIRY_DAYS, parseExpiresIn } from '../expiry.js';
+import { ALL_SCOPES, checkScopes } from '../scopes.js';
 
 /**
  * `--scope-profile`: the scopes each bundle grants (`--scope` adds to them). `admin` is every
@@ -32,10 +32,7 @@ export const SCOPE_PROFILES: Record<string, readonly string[]> = {
 export const SECRET_DESTS = ['keychain', 'env-file', 'stdout'] as const;
 type SecretDest = (typeof SECRET_DESTS)[number];
 
-export const DEFAULT_EXPIRY = '30d';
-export const MAX_EXPIRY_DAYS = 365;
 export const DEFAULT_ENV_FILE = '.env.svc';
-const DAY_MS = 86_400_000;
 
 interface BootstrapOptions {
   agent?: string;
@@ -62,23 +59,9 @@ interface CreatedKey {
   key: string;
 }
 
-/** `--expires-in`: whole days, as `30d`, `4w`, `90` (days) or any duration that is whole days; 1 to 365. */
-export function parseExpiresIn(text: string): number {
-  const t = text.trim();
-  const ms = /^\d+$/.test(t) ? Number(t) * DAY_MS : parseDuration(t);
-  if (ms === undefined || !Number.isSafeInteger(ms) || ms <= 0)
-    throw usageError(`--expires-in must be a positive number of days such as 30d, 4w or 90, got "${text}"`);
-  if (ms % DAY_MS !== 0) throw usageError(`--expires-in must be whole days (e.g. 1d, 30d, 4w), got "${text}"`);
-  const days = ms / DAY_MS;
-  if (days > MAX_EXPIRY_DAYS) throw usageError(`--expires-in must be at most ${MAX_EXPIRY_DAYS} days (365d), got "${text}" (${days} days)`);
-  return days;
-}
-
 /** The profile's scopes, then each `--scope` not already there; an unknown scope is a usage error. */
 export function resolveScopes(profile: string, extra: string[] = []): string[] {
-  const unknown = extra.filter((s) => !isScope(s));
-  if (unknown.length) throw usageError(`unknown scope ${unknown.join(', ')}; known scopes: ${ALL_SCOPES.join(', ')}`);
-  return [...new Set([...SCOPE_PROFILES[profile], ...extra])];
+  return [...new Set([...SCOPE_PROFILES[profile], ...checkScopes(extra)])];
 }
 
 const HELP = `
@@ -157,9 +140,7 @@ async function bootstrap(ctx: Context, opts: BootstrapOptions, cmd: Command): Pr
   } else {
     const project = ctx.activeProject();
     if (!project)
-      throw usageError(
-        'the key needs a project: pass --project <id>, set SVC_PROJECT, or run `svc projects use <id>`; or mint an organization-wide key with --org-wide',
-      );
+      throw usageError(`the key needs a project (or --org-wide for an organization-wide key): ${PROJECT_HINT}`);
     target = { project_id: project.value };
   }
 

@@ -1,10 +1,21 @@
 /**
- * `svc config set|unset|get|profiles|path` (our addition): edits the profiles file. The signed-in
+ * `svc config set|unset|get|use|profiles|path` (our addition): edits the profiles file. Only `set`
+ * creates a profile; everywhere else a selected profile the file does not hold is a usage error. The signed-in
  * `session` of `svc login` is not a setting: only login, logout and refreshing write it, and `get`
  * shows it with its tokens masked.
  */
 import { Argument, type Command } from 'commander';
-import { maskSecret, normalizeOrigin, PROFILE_KEYS, updateProfile, type Profile, type ProfileKey, type StoredSession } from '../config.js';
+import {
+  maskSecret,
+  normalizeOrigin,
+  PROFILE_KEYS,
+  resolveProfileName,
+  updateProfile,
+  useProfile,
+  type Profile,
+  type ProfileKey,
+  type StoredSession,
+} from '../config.js';
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
 import { renderTable } from '../output.js';
@@ -28,13 +39,13 @@ export function registerConfig(program: Command, ctx: Context): void {
 
   config
     .command('set')
-    .description('store a setting in the active profile')
+    .description('store a setting in the active profile (creating the profile if needed)')
     .addArgument(keyArgument())
     .argument('<value>', 'the value')
     .action((key: ProfileKey, value: string) => {
       if (value.trim() === '') throw usageError(`the value of ${key} must not be empty (use \`svc config unset ${key}\`)`);
       const stored = key === 'api_url' || key === 'ingest_url' ? normalizeOrigin(value, key) : value;
-      const profile = ctx.profile().name.value;
+      const profile = ctx.profile({ mayCreate: true }).name.value;
       updateProfile(ctx.configPath, profile, key, stored);
       ctx.print({ profile, key, value: display(key, stored) }, () => `Set ${key} in profile "${profile}"\n`);
     });
@@ -70,11 +81,25 @@ export function registerConfig(program: Command, ctx: Context): void {
     });
 
   config
+    .command('use')
+    .description('make a profile the active one (stored in the config file; --profile and SVC_PROFILE still take precedence)')
+    .argument('<profile>', 'an existing profile (see `svc config profiles`)')
+    .action((profile: string) => {
+      useProfile(ctx.configPath, profile);
+      ctx.print({ active_profile: profile }, () => `Active profile is now "${profile}"\n`);
+      const over = resolveProfileName(ctx.opts.profile, ctx.env, profile);
+      if (over.source === 'flag' || over.source === 'env')
+        ctx.note(`note: ${over.source === 'flag' ? '--profile' : 'SVC_PROFILE'} (${over.value}) still takes precedence`);
+    });
+
+  config
     .command('profiles')
     .description('list profile names')
     .action(() => {
-      const active = ctx.profile().name.value;
-      const profiles = Object.keys(ctx.loadConfig().profiles).sort();
+      // Listing is how an unknown selection gets fixed: the name is shown, not checked.
+      const cfg = ctx.loadConfig();
+      const active = resolveProfileName(ctx.opts.profile, ctx.env, cfg.active_profile).value;
+      const profiles = Object.keys(cfg.profiles).sort();
       ctx.print({ active, profiles }, () =>
         renderTable(['NAME', 'ACTIVE'], profiles.map((p) => [p, p === active ? '*' : '']), { color: ctx.color }),
       );

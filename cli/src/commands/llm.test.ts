@@ -71,7 +71,7 @@ describe('svc llm pricing set', () => {
   });
 
   it("the server's 400 keeps its status and exits 1", async () => {
-    t.api.on('PUT', '/llm/pricing', { status: 400, body: { error: 'invalid_request', message: 'project_id is required for organization-level credentials' } });
+    t.api.on('PUT', '/llm/pricing', { status: 400, body: { error: 'invalid_request', message: 'provider must not be empty' } });
     const r = await runInProcess(['llm', 'pricing', 'set', 'claude', '--input-price', '1', '--output-price', '1'], { env: t.env });
     expect(r.code).toBe(1);
     expect(stderrJson(r)).toMatchObject({ error: 'invalid_request', status: 400, exit_code: 1 });

@@ -130,6 +130,15 @@ describe('svc login', () => {
     expect((await svc(['config', 'set', 'session', '{}'])).code).toBe(2);
   });
 
+  it('--profile NEW signs in to a profile that does not exist yet, creating it (only config set and login create one)', async () => {
+    deviceFlow([{ status: 200, body: TOKENS }]);
+    t.api.on('GET', '/users/me', () => ({ body: ME }));
+    const r = await svc(['login', '--no-browser', '--profile', 'work']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(stored('work')).toMatchObject({ access_token: TOKENS.access_token, refresh_token: TOKENS.refresh_token });
+    expect(stored('default')).toBeUndefined();
+  });
+
   it('on a terminal it says what to do and opens the page unless --no-browser; --scope narrows the request', async () => {
     deviceFlow([{ status: 200, body: TOKENS }]);
     t.api.on('GET', '/users/me', { body: ME });
@@ -377,8 +386,10 @@ describe('svc logout', () => {
     const r = await svc(['logout']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ signed_out: false, note: 'not signed in' });
-    const tty = await svc(['logout', '--profile', 'other'], { stdoutTTY: true });
-    expect(tty.stdout).toBe('Not signed in (profile "other"): nothing to do.\n');
+    const tty = await svc(['logout', '--profile', 'default'], { stdoutTTY: true });
+    expect(tty.stdout).toBe('Not signed in (profile "default"): nothing to do.\n');
+    // An unknown profile is an error, not an empty one (exit 2).
+    expect((await svc(['logout', '--profile', 'other'])).code).toBe(2);
     expect(t.api.requests).toHaveLength(0);
     expect(() => readFileSync(cfgPath())).toThrow(); // nothing was written either
   });

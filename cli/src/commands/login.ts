@@ -78,8 +78,9 @@ function showCode(ctx: Context, d: DeviceAuthorization): void {
 
 async function login(ctx: Context, opts: { browser: boolean; scope?: string[] }): Promise<void> {
   const scopes = loginScopes(opts.scope);
-  const apiUrl = ctx.settings().apiUrl.value;
-  const { name, values } = ctx.profile();
+  // Signing in to a profile that does not exist yet creates it (as `svc config set` does).
+  const apiUrl = ctx.settings({ mayCreate: true }).apiUrl.value;
+  const { name, values } = ctx.profile({ mayCreate: true });
   const profile = name.value;
   const previous = values.session;
   const deps = ctx.oauthDeps();

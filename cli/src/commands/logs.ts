@@ -7,17 +7,17 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Context } from '../context.js';
 import { ExitCode, usageError } from '../errors.js';
-import { collect, integerInRange, nonEmpty, positiveInt, requireYes } from '../flags.js';
+import { attrFlag, collect, integerInRange, nonEmpty, positiveInt, requireYes, traceIdFlag } from '../flags.js';
 import type { Query } from '../http.js';
 import { renderTable, type Cell } from '../output.js';
 import { readPages } from '../paged.js';
 import { windowQuery } from '../time.js';
 import { severityOf, tailLogs } from './logs-tail.js';
+// The log aggregate steps are the metric steps of the server.
+import { STEPS } from './metrics.js';
 
 export const SEVERITIES = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 export const SORTS = ['timestamp_desc', 'timestamp_asc'] as const;
-/** The aggregate steps (the metric steps of the server). */
-export const STEPS = ['1s', '5s', '10s', '30s', '1m', '5m', '10m', '15m', '30m', '1h', '6h', '12h', '1d', '7d'] as const;
 export const MAX_QUERY_LIMIT = 1000;
 export const DEFAULT_QUERY_LIMIT = 50;
 export const MAX_PATTERN_LIMIT = 200;
@@ -58,18 +58,6 @@ interface WindowOpts {
   until?: string;
 }
 
-/** `--attr key=value` (split at the first "="), repeatable; the key must not be empty. */
-function attrFlag(value: string, previous: string[] | undefined): string[] {
-  const eq = value.indexOf('=');
-  if (eq <= 0 || value.slice(0, eq).trim() === '') throw new InvalidArgumentError(`--attr must look like key=value, got "${value}".`);
-  return collect(value, previous);
-}
-
-function traceIdFlag(value: string): string {
-  if (!/^[0-9a-fA-F]{32}$/.test(value)) throw new InvalidArgumentError(`--trace-id must be 32 hexadecimal characters, got "${value}".`);
-  return value;
-}
-
 function groupByFlag(value: string, previous: string[] | undefined): string[] {
   if (value !== 'service' && value !== 'severity' && !/^attr\..+/.test(value))
     throw new InvalidArgumentError(`--group-by must be service, severity or attr.<key>, got "${value}".`);
@@ -81,7 +69,7 @@ function addFilters(cmd: Command): Command {
     .option('--service <name>', 'exact service.name (repeatable, OR)', collect)
     .addOption(new Option('--severity <level>', 'minimum severity (this one and the more severe)').choices(SEVERITIES))
     .option('-q, --query <text>', 'case-insensitive substring of the body', nonEmpty('--query'))
-    .option('--trace-id <id>', 'exact trace id (32 hex)', traceIdFlag)
+    .option('--trace-id <id>', 'exact trace id (32 hex)', traceIdFlag('--trace-id'))
     .option('--attr <key=value>', 'attribute condition (repeatable; the same key repeated ORs its values, different keys AND)', attrFlag);
 }
 

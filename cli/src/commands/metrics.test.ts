@@ -99,10 +99,16 @@ describe('svc metrics', () => {
 
   it('validates enumerated and structured flag values client-side (exit 2, allowed values named)', async () => {
     const cases: [string[], RegExp][] = [
-      [['metrics', 'query', 'cpu', '--agg', 'median'], /avg, sum, min, max, count, p50, p95, p99/],
-      [['metrics', 'query', 'cpu', '--interval', '2m'], /1m, 5m, 15m, 30m, 1h, 6h, 12h, 1d/],
+      [['metrics', 'query', 'cpu', '--agg', 'median'], /avg, sum, min, max, count, p50, p95, p99, stddev, variance/],
+      [['metrics', 'query', 'cpu', '--interval', '2m'], /1s, 5s, 10s, 30s, 1m, 5m, 10m, 15m, 30m, 1h, 6h, 12h, 1d, 7d/],
+      [['metrics', 'query', 'cpu', '--step', '2d'], /1s, 5s, 10s, 30s, 1m, 5m, 10m, 15m, 30m, 1h, 6h, 12h, 1d, 7d/],
+      [['metrics', 'query', 'cpu', '--step', '1m', '--interval', '5m'], /contradict/],
       [['metrics', 'forecast', 'cpu', '--interval', '3h'], /1m, 5m, 10m, 15m, 30m, 1h, 6h, 12h, 1d/],
-      [['metrics', 'query', 'cpu', '--interval', '10m'], /1m, 5m, 15m/],
+      [['metrics', 'forecast', 'cpu', '--interval', '7d'], /1m, 5m, 10m, 15m, 30m, 1h, 6h, 12h, 1d/],
+      [['metrics', 'histogram'], /missing required argument/],
+      [['metrics', 'histogram', 'lat', '--step', '2m'], /1s, 5s, 10s, 30s, 1m, 5m, 10m/],
+      [['metrics', 'histogram', 'lat', '--since', 'yesterday'], /--since/],
+      [['metrics', 'histogram', 'lat', '--env', ''], /--env must not be empty/],
       [['metrics', 'query', 'cpu', '--group-by', 'a', '--group-by', 'b', '--group-by', 'c'], /at most 2/],
       [['metrics', 'query', 'cpu', '--filter', 'novalue'], /key=value/],
       [['metrics', 'query', 'cpu', '--since', '3 days'], /--since/],
@@ -175,5 +181,54 @@ describe('svc metrics', () => {
     expect(`${api.requests[0].method} ${api.requests[0].path}?${api.requests[0].search}`).toBe(
       'DELETE /api/v1/metrics/http.requests?project_id=p1',
     );
+  });
+
+  // Spec: "`svc metrics query` must pass every one of these through (today it offers a subset)".
+  it('query passes every aggregation and every step the aggregate API accepts', async () => {
+    api.on('POST', '/metrics/aggregate', { body: { series: [] } });
+    const aggregations = ['avg', 'sum', 'min', 'max', 'count', 'p50', 'p95', 'p99', 'stddev', 'variance'];
+    const steps = ['1s', '5s', '10s', '30s', '1m', '5m', '10m', '15m', '30m', '1h', '6h', '12h', '1d', '7d'];
+    for (const agg of aggregations) expect((await svc(['metrics', 'query', 'cpu', '--agg', agg])).code, agg).toBe(0);
+    for (const step of steps) expect((await svc(['metrics', 'query', 'cpu', '--step', step])).code, step).toBe(0);
+    expect((await svc(['metrics', 'query', 'cpu', '--interval', '7d'])).code).toBe(0);
+    const bodies = api.requests.map((r) => r.body as { aggregation: string; step: string });
+    expect(bodies.slice(0, aggregations.length).map((b) => b.aggregation)).toEqual(aggregations);
+    expect(bodies.slice(aggregations.length).map((b) => b.step)).toEqual([...steps, '7d']);
+  });
+
+  it('histogram posts metric_name, step, time_range and environment, with project_id in the query string', async () => {
+    const cells = [
+      { timestamp: '2024-06-01T11:00:00Z', upper_bound: 10, upper_bound_infinite: false, count: 2 },
+      { timestamp: '2024-06-01T11:00:00Z', upper_bound: 100, upper_bound_infinite: true, count: '9007199254740993' },
+    ];
+    api.on('POST', '/metrics/histogram', { body: { metric_name: 'lat', step: '1h', cells } });
+    const r = await svc(['metrics', 'histogram', 'lat', '--project', 'p1', '--step', '1s', '--since', '2h', '--until', '1h', '--env', 'prod']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ metric_name: 'lat', step: '1h', cells });
+    expect(api.requests[0]).toMatchObject({ method: 'POST', path: '/api/v1/metrics/histogram', search: 'project_id=p1' });
+    expect(api.requests[0].body).toEqual({
+      metric_name: 'lat',
+      step: '1s',
+      time_range: { start: '2024-06-01T10:00:00.000Z', end: '2024-06-01T11:00:00.000Z' },
+      environment: 'prod',
+    });
+    // defaults are the server's: only the name is sent
+    await svc(['metrics', 'histogram', 'a/b']);
+    expect(api.requests[1]).toMatchObject({ search: '', body: { metric_name: 'a/b' } });
+    const t = await svc(['metrics', 'histogram', 'lat', '-o', 'table']);
+    expect(t.stdout).toBe(
+      ['TIMESTAMP             UPPER_BOUND  COUNT', '2024-06-01T11:00:00Z  10           2', '2024-06-01T11:00:00Z  +Inf         9007199254740993', ''].join('\n'),
+    );
+  });
+
+  it('histogram maps API errors to exit codes (404 -> 5, 400 -> 1 with status)', async () => {
+    api.on('POST', '/metrics/histogram', { status: 404, body: { error: 'not_found', message: 'project not found' } });
+    const nf = await svc(['metrics', 'histogram', 'lat', '--project', 'gone']);
+    expect(nf.code).toBe(5);
+    expect(stderrJson(nf)).toEqual({ error: 'not_found', message: 'project not found', exit_code: 5, status: 404 });
+    api.on('POST', '/metrics/histogram', { status: 400, body: { error: 'invalid_request', message: 'lat is not a histogram' } });
+    const bad = await svc(['metrics', 'histogram', 'lat', '--project', 'p1']);
+    expect(bad.code).toBe(1);
+    expect(stderrJson(bad)).toMatchObject({ error: 'invalid_request', status: 400, exit_code: 1 });
   });
 });

@@ -1,14 +1,17 @@
-/** `svc metrics list|labels|query|forecast|delete`, scoped to the active project when there is one. */
+/** `svc metrics list|labels|query|histogram|forecast|delete`, scoped to the active project when there is one. */
 import { Option, type Command } from 'commander';
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
 import { collect, integerInRange, nonEmpty, parseFilters, positiveInt, requireYes } from '../flags.js';
 import { renderObjects, renderTable, type Cell } from '../output.js';
-import { resolveTimeRange } from '../time.js';
+import { resolveTimeRange, type TimeRange } from '../time.js';
 
-export const AGGREGATIONS = ['avg', 'sum', 'min', 'max', 'count', 'p50', 'p95', 'p99'] as const;
-export const INTERVALS = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '1d'] as const;
-/** The forecast endpoint also accepts 10m. */
+/** Every aggregation of POST /metrics/aggregate (server: AGGREGATION_VALUES in domains/metrics/store.ts). */
+export const AGGREGATIONS = ['avg', 'sum', 'min', 'max', 'count', 'p50', 'p95', 'p99', 'stddev', 'variance'] as const;
+/** Every step of the metric endpoints, aggregate and histogram (server: STEP_MS in domains/metrics/request-rules.ts). */
+export const STEPS = ['1s', '5s', '10s', '30s', '1m', '5m', '10m', '15m', '30m', '1h', '6h', '12h', '1d', '7d'] as const;
+export const DEFAULT_QUERY_STEP = '5m';
+/** The forecast intervals (server: FORECAST_INTERVALS in domains/metrics/forecast-service.ts). */
 export const FORECAST_INTERVALS = ['1m', '5m', '10m', '15m', '30m', '1h', '6h', '12h', '1d'] as const;
 export const MAX_HORIZON = 1000;
 export const MAX_SENSITIVITY = 10;
@@ -23,6 +26,13 @@ interface MetricNames {
 
 interface MetricLabels {
   labels: { name: string; values: string[] }[];
+}
+
+interface HistogramCell {
+  timestamp: string;
+  upper_bound: number;
+  upper_bound_infinite: boolean;
+  count: number | string;
 }
 
 interface Series {
@@ -46,7 +56,7 @@ const addTimeFlags = (cmd: Command, sinceDefault?: string) =>
     .option('--until <time>', 'end: a duration before now or an RFC 3339 timestamp (default: now)');
 
 export function registerMetrics(program: Command, ctx: Context): void {
-  const metrics = program.command('metrics').description('explore, query, forecast and delete metrics');
+  const metrics = program.command('metrics').description('explore, query, histogram, forecast and delete metrics');
   const projectId = () => ctx.activeProject()?.value;
 
   addTimeFlags(metrics.command('list').description('list metric names'))
@@ -82,7 +92,8 @@ export function registerMetrics(program: Command, ctx: Context): void {
       .description('aggregate a metric over time')
       .argument('<name>', 'metric name')
       .addOption(new Option('--agg <aggregation>', 'aggregation').choices(AGGREGATIONS).default('avg'))
-      .addOption(new Option('--interval <step>', 'bucket size').choices(INTERVALS).default('5m'))
+      .addOption(new Option('--step <step>', `bucket size (default ${DEFAULT_QUERY_STEP})`).choices(STEPS))
+      .addOption(new Option('--interval <step>', 'same as --step').choices(STEPS))
       .option('--group-by <key>', `label to group by (repeatable, at most ${MAX_GROUP_BY})`, collect)
       .option('--filter <key=value>', 'label filter (repeatable; the same key repeated ORs its values)', collect)
       .option('--service <name>', 'service name', nonEmpty('--service'))
@@ -93,7 +104,8 @@ export function registerMetrics(program: Command, ctx: Context): void {
       name: string,
       opts: TimeOpts & {
         agg: string;
-        interval: string;
+        step?: string;
+        interval?: string;
         groupBy?: string[];
         filter?: string[];
         service?: string;
@@ -104,10 +116,12 @@ export function registerMetrics(program: Command, ctx: Context): void {
       if (groupBy.length > MAX_GROUP_BY) throw usageError(`--group-by accepts at most ${MAX_GROUP_BY} keys, got ${groupBy.length}`);
       if (groupBy.some((k) => k.trim() === '')) throw usageError('--group-by keys must not be empty');
       const filters = parseFilters(opts.filter ?? []);
+      if (opts.step !== undefined && opts.interval !== undefined && opts.step !== opts.interval)
+        throw usageError(`--step (${opts.step}) and --interval (${opts.interval}) contradict each other: give one`);
       const range = resolveTimeRange(opts, ctx.now, { since: '24h', endDefaultsToNow: true });
       const body: Record<string, unknown> = {
         metric_name: name,
-        step: opts.interval,
+        step: opts.step ?? opts.interval ?? DEFAULT_QUERY_STEP,
         aggregation: opts.agg,
         time_range: { start: range.start!.rfc3339, end: range.end!.rfc3339 },
       };
@@ -120,6 +134,30 @@ export function registerMetrics(program: Command, ctx: Context): void {
       ctx.print(res, () => renderSeries(res?.series ?? [], groupBy, ctx.color));
     },
   );
+
+  addTimeFlags(
+    metrics
+      .command('histogram')
+      .description('bucket counts of a histogram metric per time step (not cumulative)')
+      .argument('<name>', 'metric name')
+      .addOption(new Option('--step <step>', 'bucket width in time (server default 1h)').choices(STEPS))
+      .option('--env <environment>', 'deployment environment', nonEmpty('--env')),
+    '24h before --until',
+  ).action(async (name: string, opts: TimeOpts & { step?: string; env?: string }) => {
+    const body: Record<string, unknown> = { metric_name: name };
+    if (opts.step !== undefined) body.step = opts.step;
+    const tr = timeRangeBody(resolveTimeRange(opts, ctx.now));
+    if (tr) body.time_range = tr;
+    if (opts.env !== undefined) body.environment = opts.env;
+    const res = await ctx.client().post<{ cells?: HistogramCell[] }>('/metrics/histogram', { query: { project_id: projectId() }, body });
+    ctx.print(res, () =>
+      renderTable(
+        ['TIMESTAMP', 'UPPER_BOUND', 'COUNT'],
+        (res?.cells ?? []).map((c) => [c.timestamp, c.upper_bound_infinite ? '+Inf' : c.upper_bound, c.count]),
+        { color: ctx.color },
+      ),
+    );
+  });
 
   addTimeFlags(
     metrics
@@ -146,12 +184,8 @@ export function registerMetrics(program: Command, ctx: Context): void {
     if (opts.env !== undefined) body.environment = opts.env;
     const project = projectId();
     if (project !== undefined) body.project_id = project;
-    if (range.start || range.end) {
-      const tr: Record<string, string> = {};
-      if (range.start) tr.start = range.start.rfc3339;
-      if (range.end) tr.end = range.end.rfc3339;
-      body.time_range = tr;
-    }
+    const tr = timeRangeBody(range);
+    if (tr) body.time_range = tr;
     const client = ctx.client();
     const res = await client.post<Record<string, unknown>>('/metrics/forecast', { body });
     ctx.print(res, () => renderForecast(res ?? {}, ctx.color));
@@ -168,6 +202,15 @@ export function registerMetrics(program: Command, ctx: Context): void {
       const res = await client.delete<unknown>(metricPath(name), { query: { project_id: projectId() } });
       ctx.print(res ?? { deleted: true, metric_name: name }, () => `Deleted metric ${name}\n`);
     });
+}
+
+/** The `time_range` body field of --since/--until (only the ends given), or undefined without either. */
+function timeRangeBody(range: TimeRange): { start?: string; end?: string } | undefined {
+  if (!range.start && !range.end) return undefined;
+  const tr: { start?: string; end?: string } = {};
+  if (range.start) tr.start = range.start.rfc3339;
+  if (range.end) tr.end = range.end.rfc3339;
+  return tr;
 }
 
 /** One row per point: the label columns (group-by keys first), then TIMESTAMP and VALUE. */

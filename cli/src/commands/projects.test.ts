@@ -43,6 +43,22 @@ describe('svc projects', () => {
     expect(api.requests[1].body).toEqual({ name: 'only' });
   });
 
+  // Issue: "Take names as arguments (`svc projects create NAME`)"; --name keeps working.
+  it('create takes the name as its argument', async () => {
+    api.on('POST', '/projects', (req) => ({ status: 201, body: { ...P1, ...(req.body as object) } }));
+    const r = await runInProcess(['projects', 'create', 'my shop', '--sampling-rate', '1'], { env });
+    expect(r.code).toBe(0);
+    expect(api.requests[0].body).toEqual({ name: 'my shop', sampling_rate: 1 });
+    expect((await runInProcess(['projects', 'create', 'same', '--name', 'same'], { env })).code).toBe(0);
+    expect(api.requests[1].body).toEqual({ name: 'same' });
+    for (const args of [['projects', 'create'], ['projects', 'create', ''], ['projects', 'create', 'a', '--name', 'b'], ['projects', 'create', 'a', 'b']]) {
+      const bad = await runInProcess(args, { env });
+      expect(bad.code, args.join(' ')).toBe(2);
+      expect(stderrJson(bad)).toMatchObject({ error: 'usage_error', exit_code: 2 });
+    }
+    expect(api.requests).toHaveLength(2);
+  });
+
   it('update sends only the given fields and needs at least one', async () => {
     api.on('PATCH', '/projects/p 1', (req) => ({ body: { ...P1, ...(req.body as object) } }));
     const r = await runInProcess(['projects', 'update', 'p 1', '--sampling-rate', '0'], { env });
@@ -68,6 +84,11 @@ describe('svc projects', () => {
 
   it('use verifies the project with GET, then stores it in the active profile', async () => {
     api.on('GET', '/projects/p1', { body: P1 });
+    // An unknown profile is an error, not an empty one: only `svc config set` creates one.
+    const unknown = await runInProcess(['projects', 'use', 'p1', '--profile', 'staging'], { env });
+    expect(unknown.code).toBe(2);
+    expect(api.requests).toHaveLength(0);
+    expect((await runInProcess(['config', 'set', 'project', 'p0', '--profile', 'staging'], { env })).code).toBe(0);
     const r = await runInProcess(['projects', 'use', 'p1', '--profile', 'staging'], { env });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ profile: 'staging', project: P1 });

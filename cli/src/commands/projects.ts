@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { updateProfile } from '../config.js';
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
-import { finiteNumber, nonEmpty, positiveInt, requireYes } from '../flags.js';
+import { finiteNumber, nameArgument, nonEmpty, positiveInt, requireYes } from '../flags.js';
 import { renderTable } from '../output.js';
 import { readPages } from '../paged.js';
 
@@ -36,11 +36,12 @@ export function registerProjects(program: Command, ctx: Context): void {
 
   projects
     .command('create')
-    .description('create a project')
-    .requiredOption('--name <name>', 'project name', nonEmpty('--name'))
+    .description('create a project: svc projects create NAME')
+    .argument('[name]', 'project name')
+    .option('--name <name>', 'project name (the same as the argument, kept for compatibility)', nonEmpty('--name'))
     .option('--sampling-rate <rate>', 'sampling rate between 0 and 1', samplingRate)
-    .action(async (opts: { name: string; samplingRate?: number }) => {
-      const body: Record<string, unknown> = { name: opts.name };
+    .action(async (arg: string | undefined, opts: { name?: string; samplingRate?: number }) => {
+      const body: Record<string, unknown> = { name: nameArgument(arg, opts.name) };
       if (opts.samplingRate !== undefined) body.sampling_rate = opts.samplingRate;
       const project = await ctx.client().post<Project>('/projects', { body });
       ctx.print(project, () => renderTable(HEADERS, [row(project)], { color: ctx.color }));

@@ -1,5 +1,6 @@
 /** The setup of the CLI command tests: a fake API and an empty config home, with the environment pointing at both. */
-import { startFakeApi, tempConfigHome, type FakeApi } from './fake-api.js';
+import { afterEach, beforeEach } from 'vitest';
+import { runInProcess, startFakeApi, tempConfigHome, type CliResult, type FakeApi } from './fake-api.js';
 
 export interface CliTestEnv {
   api: FakeApi;
@@ -18,4 +19,21 @@ export async function startCliTestEnv(): Promise<CliTestEnv> {
 export async function stopCliTestEnv({ api, tmp }: Pick<CliTestEnv, 'api' | 'tmp'>): Promise<void> {
   await api.close();
   tmp.cleanup();
+}
+
+/**
+ * One fresh CLI test environment per test (registers beforeEach/afterEach), and `svc`, which runs the CLI
+ * in-process against it at the fixed clock `now`. `t` is filled in before each test.
+ */
+export function useCliTestEnv(now: Date): {
+  t: CliTestEnv;
+  svc: (args: string[], opts?: { stdoutTTY?: boolean; stderrTTY?: boolean; env?: Record<string, string> }) => Promise<CliResult>;
+} {
+  const t = {} as CliTestEnv;
+  beforeEach(async () => void Object.assign(t, await startCliTestEnv()));
+  afterEach(() => stopCliTestEnv(t));
+  return {
+    t,
+    svc: (args, opts = {}) => runInProcess(args, { env: opts.env ?? t.env, now, stdoutTTY: opts.stdoutTTY, stderrTTY: opts.stderrTTY }),
+  };
 }
