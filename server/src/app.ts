@@ -9,7 +9,10 @@ import { registerIdempotency } from './http/idempotency.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
 import { lenientQuery } from './http/query.js';
+import { NextCursor } from './http/pagination.js';
 import { ErrorResponse } from './http/schemas.js';
+import { OTLP_SCHEMAS } from './ingest/otlp/openapi.js';
+import { openapiOptions } from './http/openapi.js';
 import { validatorCompiler } from './http/validation.js';
 import { agentConnectionRoutes } from './domains/agent-connections/routes.js';
 import { apiKeyRoutes } from './domains/api-keys/routes.js';
@@ -63,27 +66,9 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     for (const method of [r.method].flat()) if (method !== 'HEAD') declared.push({ method, url: r.url, config: { auth: r.config?.auth, scope: r.config?.scope } });
   });
   registerErrorHandling(app);
-  app.addSchema(ErrorResponse);
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'svc platform API', version: '0.1.0', description: 'Observability and AI-agent governance service' },
-      components: {
-        securitySchemes: {
-          svcApiKey: { type: 'apiKey', in: 'header', name: 'X-Svc-API-Key' },
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          authorizationApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'ApiKey <API_KEY>' },
-          svcSession: {
-            type: 'apiKey',
-            in: 'cookie',
-            name: 'svc_session',
-            description: 'browser session from POST /api/v1/auth/login; writes also need the header X-Svc-CSRF: 1',
-          },
-        },
-      },
-      security: [{ svcApiKey: [] }, { apiKey: [] }, { authorizationApiKey: [] }, { svcSession: [] }],
-    },
-  });
+  // Shared shapes, each a named component of the OpenAPI description (#/components/schemas/<$id>).
+  for (const schema of [ErrorResponse, NextCursor, ...OTLP_SCHEMAS]) app.addSchema(schema);
+  await app.register(swagger, openapiOptions(ctx.config));
   // Parses cookies in an onRequest hook registered before the auth hook, so the session cookie is readable there.
   await app.register(cookie);
   registerAuth(app, ctx);
@@ -97,7 +82,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     async (api) => {
       api.get(
         '/openapi.json',
-        { config: { auth: 'none' }, schema: { tags: ['meta'], summary: 'this OpenAPI 3.1 description, generated from the route schemas' } },
+        { config: { auth: 'none' }, schema: { operationId: 'getOpenApiDocument', tags: ['meta'], summary: 'this OpenAPI 3.1 description, generated from the route schemas' } },
         async () => app.swagger(),
       );
       projectRoutes(api, ctx);

@@ -1,6 +1,6 @@
 /** TypeBox schemas of the agent reads (docs/agent-model.md; spec 1 "AI execution", spec 2 "Agent events and receipts"). */
 import { Type } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery, NextCursorField } from '../../http/pagination.js';
 import { ProjectSelectorQuery, stringEnum } from '../../http/schemas.js';
 import { GROUP_COST_REASONS, RUN_COST_REASONS } from './cost.js';
 import { CANONICAL_OPERATIONS, CONTEXT_KINDS, EVENT_CATEGORIES, MEMORY_TRUST_LABELS, OUTCOMES, RUN_STATUSES } from './model.js';
@@ -27,7 +27,6 @@ const Window = {
   since: Type.Optional(Timestamp('RFC 3339; closed window start')),
   until: Type.Optional(Timestamp('RFC 3339; closed window end')),
 };
-const NextCursor = Type.Union([Type.String(), Type.Null()], { description: 'send as cursor to continue with the same query; null at the end' });
 
 const CostFields = {
   cost_nanos: Type.Optional(Type.Integer({ description: 'billionths of a US dollar; absent (never 0) when not measurable' })),
@@ -77,7 +76,7 @@ export const ListRunsQuery = Type.Object(
 
 export const ListRunsResponse = Type.Object({
   runs: Type.Array(Run, { description: 'newest first (started_at desc, run_id desc)' }),
-  next_cursor: NextCursor,
+  next_cursor: NextCursorField,
 });
 
 export const RunParams = Type.Object({
@@ -165,7 +164,7 @@ export const ListSessionsQuery = Type.Object(
 
 export const ListSessionsResponse = Type.Object({
   sessions: Type.Array(Session, { description: 'newest first (started_at desc, session_key desc)' }),
-  next_cursor: NextCursor,
+  next_cursor: NextCursorField,
 });
 
 export const SessionParams = Type.Object({ session_key: Type.String({ minLength: 1, description: 'URL-encoded session key' }) });
@@ -189,7 +188,7 @@ export const ListTurnsQuery = Type.Object(
 
 export const ListTurnsResponse = Type.Object({
   turns: Type.Array(Turn, { description: 'newest first (started_at desc, turn_id desc)' }),
-  next_cursor: NextCursor,
+  next_cursor: NextCursorField,
 });
 
 // ---- agent events
@@ -272,7 +271,7 @@ export const ListEventsQuery = Type.Object(
 
 export const ListEventsResponse = Type.Object({
   events: Type.Array(AgentEvent, { description: 'newest first (occurred_at desc, then run, span and index desc)' }),
-  next_cursor: NextCursor,
+  next_cursor: NextCursorField,
 });
 
 // ---- agent identities
@@ -316,7 +315,7 @@ export const ListIdentitiesQuery = Type.Object(
 
 export const ListIdentitiesResponse = Type.Object({
   identities: Type.Array(Identity, { description: 'by observation_key (code point order), or in the order asked' }),
-  next_cursor: NextCursor,
+  next_cursor: NextCursorField,
 });
 
 export const IdentityParams = Type.Object({ observation_key: Type.String({ minLength: 1, description: 'URL-encoded (a "/" is %2F)' }) });

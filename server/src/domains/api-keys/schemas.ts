@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery, NextCursorField } from '../../http/pagination.js';
 import { MAX_EXPIRY_DAYS } from './service.js';
 
 const Scopes = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 });
@@ -43,5 +43,5 @@ export const UpdateApiKeyBody = Type.Object(
 );
 
 export const ListApiKeysQuery = Type.Object(PageQuery, { additionalProperties: false });
-export const ListApiKeysResponse = Type.Object({ api_keys: Type.Array(ApiKeyEntry), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+export const ListApiKeysResponse = Type.Object({ api_keys: Type.Array(ApiKeyEntry), next_cursor: NextCursorField });
 export const ApiKeyParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });

@@ -29,6 +29,7 @@ export function llmRoutes(base: FastifyInstance, ctx: AppContext) {
     {
       config: { scope: 'llm:read' },
       schema: {
+        operationId: 'listLlmPrices',
         tags,
         summary: "list the project's model prices",
         description:
@@ -65,6 +66,7 @@ export function llmRoutes(base: FastifyInstance, ctx: AppContext) {
         }
       },
       schema: {
+        operationId: 'setLlmPrice',
         tags,
         summary: 'set the price of a model (insert or replace)',
         description:
@@ -84,6 +86,7 @@ export function llmRoutes(base: FastifyInstance, ctx: AppContext) {
     {
       config: { scope: 'llm:write' },
       schema: {
+        operationId: 'deleteLlmPrice',
         tags,
         summary: 'delete the price of a model',
         description:
