@@ -27,6 +27,7 @@ import { logsRoutes } from './domains/logs/routes.js';
 import { tracesRoutes } from './domains/traces/routes.js';
 import { forecastRoutes } from './domains/metrics/forecast-routes.js';
 import { otlpRoutes } from './ingest/otlp/routes.js';
+import { OAUTH_SCHEMAS } from './domains/oauth/openapi.js';
 import { oauthRoutes } from './domains/oauth/routes.js';
 import { consentRoutes } from './domains/oauth/consent-routes.js';
 import { agentRunRoutes } from './domains/agent-runs/routes.js';
@@ -67,7 +68,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   });
   registerErrorHandling(app);
   // Shared shapes, each a named component of the OpenAPI description (#/components/schemas/<$id>).
-  for (const schema of [ErrorResponse, NextCursor, ...OTLP_SCHEMAS]) app.addSchema(schema);
+  for (const schema of [ErrorResponse, NextCursor, ...OTLP_SCHEMAS, ...OAUTH_SCHEMAS]) app.addSchema(schema);
   await app.register(swagger, openapiOptions(ctx.config));
   // Parses cookies in an onRequest hook registered before the auth hook, so the session cookie is readable there.
   await app.register(cookie);
@@ -82,7 +83,11 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     async (api) => {
       api.get(
         '/openapi.json',
-        { config: { auth: 'none' }, schema: { operationId: 'getOpenApiDocument', tags: ['meta'], summary: 'this OpenAPI 3.1 description, generated from the route schemas' } },
+        {
+          // The document's own shape is documented only (config.openapi): the answer is not re-serialized through a schema.
+          config: { auth: 'none', openapi: { responses: { 200: { type: 'object', additionalProperties: true, description: 'the OpenAPI 3.1 document' } } } },
+          schema: { operationId: 'getOpenApiDocument', tags: ['meta'], summary: 'this OpenAPI 3.1 description, generated from the route schemas' },
+        },
         async () => app.swagger(),
       );
       projectRoutes(api, ctx);

@@ -18,10 +18,22 @@ import type { Config } from '../config.js';
 import { ALL_SCOPES } from '../domains/api-keys/scopes.js';
 import { errors } from './schemas.js';
 
+/**
+ * Documentation-only parts of an operation, for routes that read their request or write their
+ * response themselves: `body` is an OpenAPI request body (`content` by media type); `querystring`
+ * and `headers` are object schemas; `responses` are per status, in the route-schema form.
+ */
+export interface OperationDoc {
+  body?: { description?: string; content: Record<string, { schema: unknown }> };
+  querystring?: unknown;
+  headers?: unknown;
+  responses?: Record<string, unknown>;
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Parts of the operation that appear only in the OpenAPI description, never in validation. */
-    openapi?: { body?: { description?: string; content: Record<string, { schema: unknown }> }; headers?: unknown };
+    openapi?: OperationDoc;
   }
 }
 
@@ -85,11 +97,12 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** The error answers a route can give before (or besides) its handler, from the shared request hooks. */
 export function hookErrors(route: Route, schema: Record<string, unknown>): number[] {
   const codes = new Set<number>();
-  const config = (route.config ?? {}) as { auth?: string; rawQuery?: boolean; openapi?: { body?: unknown } };
+  const config = (route.config ?? {}) as { auth?: string; rawQuery?: boolean };
   if (!config.rawQuery) codes.add(400); // strict query parsing
   if (config.auth !== 'none') for (const c of [400, 401, 403, 429]) codes.add(c); // credential, scope, project selector, agent budget
   const methods = [route.method].flat();
-  if ((schema.body || config.openapi?.body) && methods.some((m) => BODY_METHODS.has(m))) for (const c of [400, 413, 415]) codes.add(c);
+  // Fastify's body parsing and limit: only where Fastify reads the body (a `schema.body`).
+  if (schema.body && methods.some((m) => BODY_METHODS.has(m))) for (const c of [400, 413, 415]) codes.add(c);
   return [...codes];
 }
 
@@ -103,11 +116,13 @@ function operationSecurity(route: Route) {
 /** The document's view of one route: its schema plus what every route shares (see the file comment). */
 export function documentRoute({ schema, url, route }: { schema: FastifySchema | undefined; url: string; route: Route }) {
   const s = { ...(schema ?? {}) } as Record<string, unknown>;
-  const doc = (route.config as { openapi?: { body?: unknown; headers?: unknown } } | undefined)?.openapi;
+  const codes = hookErrors(route, s);
+  const doc = (route.config as { openapi?: OperationDoc } | undefined)?.openapi;
   if (doc?.body) s.body = doc.body;
+  if (doc?.querystring) s.querystring = doc.querystring;
   if (doc?.headers) s.headers = doc.headers;
-  const response = { ...((s.response as Record<string, unknown>) ?? {}) };
-  for (const [code, ref] of Object.entries(errors(...hookErrors(route, s)))) if (!(code in response)) response[code] = ref;
+  const response = { ...((s.response as Record<string, unknown>) ?? {}), ...doc?.responses };
+  for (const [code, ref] of Object.entries(errors(...codes))) if (!(code in response)) response[code] = ref;
   s.response = response;
   if (s.security === undefined) s.security = operationSecurity(route);
   return { schema: s as FastifySchema, url };

@@ -24,6 +24,9 @@ export function errors(...codes: number[]) {
   return Object.fromEntries(codes.map((c) => [c, Type.Ref('ErrorResponse', { description: ERROR_MEANING[c] ?? 'error' })]));
 }
 
+/** A 204 answer: no body (the OpenAPI description shows the status without content); the handler sends nothing. */
+export const NoContent = Type.Unsafe<undefined>({ type: 'null', description: 'done; no body' });
+
 export const ProjectSelectorQuery = {
   project_id: Type.Optional(
     Type.String({ description: 'required for organization-level credentials; a project-scoped key may omit it or repeat its own project' }),

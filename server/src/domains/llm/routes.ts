@@ -10,7 +10,7 @@ import type { AppContext } from '../../context.js';
 import { invalidRequest } from '../../http/errors.js';
 import { decodeCursor, page, readLimit } from '../../http/pagination.js';
 import { requestProject } from '../../http/project-scope.js';
-import { errors, ProjectQuery } from '../../http/schemas.js';
+import { errors, NoContent, ProjectQuery } from '../../http/schemas.js';
 import { DeleteLlmPriceQuery, ListLlmPricesQuery, ListLlmPricesResponse, LlmPriceEntry, PutLlmPriceBody } from './schemas.js';
 import { priceView } from './service.js';
 
@@ -93,7 +93,7 @@ export function llmRoutes(base: FastifyInstance, ctx: AppContext) {
           'Deletes exactly one entry: (model, provider), or the any-provider entry of the model when `provider` is omitted. ' +
           '204 when deleted; 404 when there is no such entry.',
         querystring: DeleteLlmPriceQuery,
-        response: { ...errors(400, 401, 403, 404) },
+        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
       },
     },
     async (req, reply) => {

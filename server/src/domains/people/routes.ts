@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { decodeCursor, page, readLimit } from '../../http/pagination.js';
-import { errors } from '../../http/schemas.js';
+import { errors, NoContent } from '../../http/schemas.js';
 import { memberView } from './members-service.js';
 import { ListMembersQuery, ListMembersResponse, MemberEntry, MemberParams, MeResponse, UpdateMemberBody } from './schemas.js';
 
@@ -42,7 +42,7 @@ export function peopleRoutes(base: FastifyInstance, ctx: AppContext) {
 
   app.delete(
     '/members/:user_id',
-    { config: { scope: 'members:write', audit: 'domain' }, schema: { operationId: 'deleteMember', summary: 'remove a member from the organization', tags, params: MemberParams, response: { ...errors(401, 403, 404, 409) } } },
+    { config: { scope: 'members:write', audit: 'domain' }, schema: { operationId: 'deleteMember', summary: 'remove a member from the organization', tags, params: MemberParams, response: { 204: NoContent, ...errors(401, 403, 404, 409) } } },
     async (req, reply) => {
       await svc.remove(req.principal, req.params.user_id);
       return reply.code(204).send();

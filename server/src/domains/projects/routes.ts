@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { decodeCursor, page, readLimit } from '../../http/pagination.js';
-import { errors } from '../../http/schemas.js';
+import { errors, NoContent } from '../../http/schemas.js';
 import { projectView } from './service.js';
 import { CreateProjectBody, ListProjectsQuery, ListProjectsResponse, ProjectParams, ProjectResponse, UpdateProjectBody } from './schemas.js';
 
@@ -47,7 +47,7 @@ export function projectRoutes(base: FastifyInstance, ctx: AppContext) {
 
   app.delete(
     '/projects/:id',
-    { config: { scope: 'projects:write' }, schema: { operationId: 'deleteProject', summary: 'delete a project', tags, params: ProjectParams, response: { ...errors(401, 403, 404) } } },
+    { config: { scope: 'projects:write' }, schema: { operationId: 'deleteProject', summary: 'delete a project', tags, params: ProjectParams, response: { 204: NoContent, ...errors(401, 403, 404) } } },
     async (req, reply) => {
       await svc.delete(req.principal, req.params.id);
       return reply.code(204).send();
