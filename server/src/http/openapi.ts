@@ -97,12 +97,13 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** The error answers a route can give before (or besides) its handler, from the shared request hooks. */
 export function hookErrors(route: Route, schema: Record<string, unknown>): number[] {
   const codes = new Set<number>();
-  const config = (route.config ?? {}) as { auth?: string; rawQuery?: boolean };
+  const config = (route.config ?? {}) as { auth?: string; rawQuery?: boolean; openapi?: OperationDoc };
   if (!config.rawQuery) codes.add(400); // strict query parsing
   if (config.auth !== 'none') for (const c of [400, 401, 403, 429]) codes.add(c); // credential, scope, project selector, agent budget
+  // Fastify parses the body of these methods on every route that does not read its own (the OTLP and
+  // OAuth routes, which document theirs): a body it cannot read is 400, over the limit 413, of another type 415.
   const methods = [route.method].flat();
-  // Fastify's body parsing and limit: only where Fastify reads the body (a `schema.body`).
-  if (schema.body && methods.some((m) => BODY_METHODS.has(m))) for (const c of [400, 413, 415]) codes.add(c);
+  if (!config.openapi?.body && methods.some((m) => BODY_METHODS.has(m))) for (const c of [400, 413, 415]) codes.add(c);
   return [...codes];
 }
 

@@ -7,7 +7,7 @@ export const ErrorResponse = Type.Object(
 );
 
 const ERROR_MEANING: Record<number, string> = {
-  400: 'invalid request (malformed query or body, unknown or repeated parameter, more than one credential)',
+  400: 'invalid request: a malformed, repeated or invalid query parameter, an invalid body, or more than one credential',
   401: 'authentication required, or the credential is unknown, expired or revoked',
   403: 'permission denied: missing scope or role, or a project selector the credential may not use',
   404: 'not found (or not visible to this credential)',

@@ -72,7 +72,7 @@ export function consentRoutes(base: FastifyInstance, ctx: AppContext) {
 
   app.post(
     '/oauth/device/deny',
-    { config, schema: { operationId: 'denyDeviceRequest', summary: 'denies a pending device code; the polling client gets access_denied', tags, body: UserCodeBody, response: { 204: Type.Null(), ...errors(400, 401, 403, 404, 409, 410) } } },
+    { config, schema: { operationId: 'denyDeviceRequest', summary: 'denies a pending device code; the polling client gets access_denied', tags, body: UserCodeBody, response: { 204: Type.Null({ description: 'denied; no body' }), ...errors(400, 401, 403, 404, 409, 410) } } },
     async (req, reply) => {
       await svc.denyDevice(req.principal, req.body.user_code);
       return reply.code(204).send(null);

@@ -55,7 +55,7 @@ export function sessionRoutes(base: FastifyInstance, ctx: AppContext) {
         tags,
         security: [],
         summary: 'revokes the refresh family, then clears both cookies; 503 with Retry-After leaves the cookies unchanged',
-        response: { 204: Type.Null(), ...errors(503) },
+        response: { 204: Type.Null({ description: 'signed out: both cookies cleared; no body' }), ...errors(503) },
       },
     },
     async (req, reply) => {
