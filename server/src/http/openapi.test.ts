@@ -159,7 +159,9 @@ describe('the OpenAPI description', () => {
     it('components have readable names; the error body and the page cursor are among them', () => {
       const names = Object.keys(doc.components.schemas);
       expect(names.filter((n) => !/^[A-Z][A-Za-z0-9]+$/.test(n))).toEqual([]);
-      expect(names).toEqual(expect.arrayContaining(['ErrorResponse', 'NextCursor', 'OAuthError', 'OAuthTokenResponse', 'ExportTraceServiceResponse']));
+      expect(names).toEqual(
+        expect.arrayContaining(['ErrorResponse', 'NextCursor', 'OAuthError', 'OAuthTokenResponse', 'ExportTraceServiceResponse', 'Project', 'ApiKey', 'Member', 'AgentRun']),
+      );
       expect(JSON.stringify(doc)).not.toMatch(/def-\d/);
     });
 
@@ -172,6 +174,7 @@ describe('the OpenAPI description', () => {
       }
       const list = op('GET', '/api/v1/projects').responses['200'].content['application/json'].schema;
       expect(list.properties.next_cursor).toEqual({ $ref: '#/components/schemas/NextCursor' });
+      expect(list.properties.projects.items).toEqual({ $ref: '#/components/schemas/Project' });
     });
   });
 

@@ -143,7 +143,11 @@ export function openapiOptions(config: Pick<Config, 'publicUrl'>): SwaggerOption
       security: [...CREDENTIAL_SCHEMES.map((s) => ({ [s]: [] })), { oauth2: [] }],
     },
     stripBasePath: false,
-    // Shared schemas are registered with an `$id`: that id is their component name.
+    // A schema with an `$id` is a component under that name: the shared ones (app.addSchema, used
+    // through Type.Ref) and the resource shapes that carry an `$id` where they are embedded (Project,
+    // ApiKey, AgentRun, ...). Such an embedded schema may appear once per route schema: twice is a
+    // startup error of the response serializer, so a shape used twice in one answer goes through
+    // app.addSchema and Type.Ref instead.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: documentRoute as never,
   };

@@ -58,7 +58,7 @@ export const Run = Type.Object(
     cost_unavailable_reason: Type.Optional(stringEnum(RUN_COST_REASONS, { description: 'why cost_nanos is absent' })),
     safety_error_steps: Type.Optional(Type.Integer({ minimum: 0, description: 'absent when no svc.safety.check step has an outcome' })),
   },
-  { description: 'docs/agent-model.md "Run"; counts are over the steps other than the root' },
+  { $id: 'AgentRun', description: 'docs/agent-model.md "Run"; counts are over the steps other than the root' },
 );
 
 export const ListRunsQuery = Type.Object(
@@ -155,7 +155,7 @@ export const Session = Type.Object({
   ended_at: Timestamp('last run end'),
   duration_ms: Type.Number({ description: 'a single moment measures 0' }),
   ...GroupCost,
-});
+}, { $id: 'AgentSession' });
 
 export const ListSessionsQuery = Type.Object(
   { ...ProjectSelectorQuery, ...Window, cursor: PageQuery.cursor, limit: limitQuery(SESSION_LIMIT) },
@@ -179,7 +179,7 @@ export const Turn = Type.Object({
   ...GroupCost,
   runs: Type.Array(Run, { description: `oldest first, at most ${MAX_TURN_RUNS}` }),
   runs_truncated: Type.Optional(Type.Literal(true)),
-});
+}, { $id: 'AgentTurn' });
 
 export const ListTurnsQuery = Type.Object(
   { ...ProjectSelectorQuery, session_key: Key('required: the session whose turns to list'), cursor: PageQuery.cursor, limit: limitQuery(TURN_LIMIT) },
@@ -246,7 +246,7 @@ export const AgentEvent = Type.Object({
       { description: 'context events only: exactly one typed detail, the member named by kind' },
     ),
   ),
-});
+}, { $id: 'AgentEvent' });
 
 export const ListEventsQuery = Type.Object(
   {
@@ -296,7 +296,7 @@ export const Identity = Type.Object(
     last_seen: Type.Optional(Timestamp()),
     sighting_count: Count,
   },
-  { description: 'spec 2 "Attribution entry": who sent telemetry of this agent identity' },
+  { $id: 'AgentIdentity', description: 'spec 2 "Attribution entry": who sent telemetry of this agent identity' },
 );
 
 export const ListIdentitiesQuery = Type.Object(

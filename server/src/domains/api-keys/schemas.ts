@@ -22,7 +22,7 @@ export const ApiKeyEntry = Type.Object({
     [Type.Literal('api_key'), Type.Literal('user'), Type.Literal('orphaned_user'), Type.Literal('system')],
     { description: 'which creator field applies; orphaned_user: a person created it and their record is gone' },
   ),
-});
+}, { $id: 'ApiKey' });
 
 export const CreatedApiKey = Type.Intersect([ApiKeyEntry, Type.Object({ key: Type.String({ description: 'the secret, shown this once' }) })]);
 

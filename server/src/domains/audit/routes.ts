@@ -43,7 +43,7 @@ const AuditEntry = Type.Object({
     user_id: Type.Union([Type.String(), Type.Null()], { description: 'the person behind the actor, when there is one' }),
   }),
   metadata: Type.Record(Type.String(), Type.Unknown()),
-});
+}, { $id: 'AuditEvent' });
 
 function closed(name: string, values: string[] | undefined, allowed: readonly string[]) {
   const bad = values?.find((v) => !allowed.includes(v));

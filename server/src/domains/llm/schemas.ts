@@ -43,7 +43,7 @@ export const LlmPriceEntry = Type.Object(
       { description: 'taken from the credential, never from the request body' },
     ),
   },
-  {
+  { $id: 'LlmPrice',
     description:
       'The price of a model in one project. A model step without a reported `svc.cost.nanos` costs input tokens × input price + output tokens × output price, ' +
       'computed exactly and rounded once per step, half up, to whole nanos (billionths of a US dollar). Prices are read when a run is read. ' +

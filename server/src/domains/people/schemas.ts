@@ -22,7 +22,7 @@ export const MemberEntry = Type.Object({
   name: Type.String(),
   role: RoleSchema,
   created_at: Type.String({ format: 'date-time' }),
-});
+}, { $id: 'Member' });
 export const ListMembersQuery = Type.Object(PageQuery, { additionalProperties: false });
 export const ListMembersResponse = Type.Object({ members: Type.Array(MemberEntry), next_cursor: NextCursorField });
 export const MemberParams = Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 200 }) });
@@ -35,7 +35,7 @@ export const InvitationEntry = Type.Object({
   status: Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('revoked'), Type.Literal('expired')]),
   expires_at: Type.String({ format: 'date-time' }),
   created_at: Type.String({ format: 'date-time' }),
-});
+}, { $id: 'Invitation' });
 export const CreatedInvitation = Type.Intersect([
   InvitationEntry,
   Type.Object({ token: Type.String({ description: 'the one-time acceptance token, shown this once' }) }),

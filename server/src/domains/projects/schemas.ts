@@ -6,7 +6,7 @@ export const ProjectResponse = Type.Object({
   name: Type.String(),
   sampling_rate: Type.Number(),
   created_at: Type.String({ format: 'date-time' }),
-});
+}, { $id: 'Project' });
 
 export const CreateProjectBody = Type.Object(
   {
