@@ -95,7 +95,7 @@ type Route = Pick<RouteOptions, 'method' | 'url' | 'config'> & { schema?: Fastif
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** The error answers a route can give before (or besides) its handler, from the shared request hooks. */
-export function hookErrors(route: Route, schema: Record<string, unknown>): number[] {
+export function hookErrors(route: Route): number[] {
   const codes = new Set<number>();
   const config = (route.config ?? {}) as { auth?: string; rawQuery?: boolean; openapi?: OperationDoc };
   if (!config.rawQuery) codes.add(400); // strict query parsing
@@ -117,13 +117,12 @@ function operationSecurity(route: Route) {
 /** The document's view of one route: its schema plus what every route shares (see the file comment). */
 export function documentRoute({ schema, url, route }: { schema: FastifySchema | undefined; url: string; route: Route }) {
   const s = { ...(schema ?? {}) } as Record<string, unknown>;
-  const codes = hookErrors(route, s);
   const doc = (route.config as { openapi?: OperationDoc } | undefined)?.openapi;
   if (doc?.body) s.body = doc.body;
   if (doc?.querystring) s.querystring = doc.querystring;
   if (doc?.headers) s.headers = doc.headers;
   const response = { ...((s.response as Record<string, unknown>) ?? {}), ...doc?.responses };
-  for (const [code, ref] of Object.entries(errors(...codes))) if (!(code in response)) response[code] = ref;
+  for (const [code, ref] of Object.entries(errors(...hookErrors(route)))) if (!(code in response)) response[code] = ref;
   s.response = response;
   if (s.security === undefined) s.security = operationSecurity(route);
   return { schema: s as FastifySchema, url };
