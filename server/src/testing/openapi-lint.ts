@@ -4,7 +4,7 @@
  * suite (openapi.test.ts) and by `npm run lint:openapi`, which runs this file.
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -44,6 +44,8 @@ function writeDocument(doc: unknown): string {
   return file;
 }
 
+const removeDocument = (file: string) => rmSync(path.dirname(file), { recursive: true, force: true });
+
 const lintArgs = (file: string, format: string) => ['lint', file, '--extends=recommended', `--format=${format}`, '--max-problems=1000', '--lint-config=off'];
 
 /** Runs `redocly lint` on `doc` and reads its JSON report (the exit code is not an error here). */
@@ -51,6 +53,7 @@ export function lintDocument(doc: unknown): Promise<LintResult> {
   const file = writeDocument(doc);
   return new Promise((resolve, reject) => {
     execFile(REDOCLY, lintArgs(file, 'json'), { env: ENV, maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => {
+      removeDocument(file);
       const start = stdout.indexOf('{');
       if (start < 0) return reject(err ?? new Error('redocly printed no report'));
       try {
@@ -67,6 +70,7 @@ export function lintDocument(doc: unknown): Promise<LintResult> {
 async function main() {
   const file = writeDocument(await generatedDocument({ SVC_LOG_LEVEL: 'silent' }));
   const run = spawnSync(REDOCLY, lintArgs(file, 'stylish'), { env: ENV, stdio: 'inherit' });
+  removeDocument(file);
   process.exit(run.status ?? 1);
 }
 
