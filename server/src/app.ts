@@ -10,7 +10,10 @@ import { registerIdempotency } from './http/idempotency.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
 import { lenientQuery } from './http/query.js';
+import { NextCursor } from './http/pagination.js';
 import { ErrorResponse } from './http/schemas.js';
+import { OTLP_SCHEMAS } from './ingest/otlp/openapi.js';
+import { openapiOptions } from './http/openapi.js';
 import { validatorCompiler } from './http/validation.js';
 import { agentConnectionRoutes } from './domains/agent-connections/routes.js';
 import { apiKeyRoutes } from './domains/api-keys/routes.js';
@@ -25,6 +28,7 @@ import { logsRoutes } from './domains/logs/routes.js';
 import { tracesRoutes } from './domains/traces/routes.js';
 import { forecastRoutes } from './domains/metrics/forecast-routes.js';
 import { otlpRoutes } from './ingest/otlp/routes.js';
+import { OAUTH_SCHEMAS } from './domains/oauth/openapi.js';
 import { oauthRoutes } from './domains/oauth/routes.js';
 import { consentRoutes } from './domains/oauth/consent-routes.js';
 import { agentRunRoutes } from './domains/agent-runs/routes.js';
@@ -66,27 +70,9 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     for (const method of [r.method].flat()) if (method !== 'HEAD') declared.push({ method, url: r.url, config: { auth: r.config?.auth, scope: r.config?.scope, accepts: r.config?.accepts }, takesBody: r.schema?.body !== undefined });
   });
   registerErrorHandling(app);
-  app.addSchema(ErrorResponse);
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'svc platform API', version: '0.1.0', description: 'Observability and AI-agent governance service' },
-      components: {
-        securitySchemes: {
-          svcApiKey: { type: 'apiKey', in: 'header', name: 'X-Svc-API-Key' },
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          authorizationApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'ApiKey <API_KEY>' },
-          svcSession: {
-            type: 'apiKey',
-            in: 'cookie',
-            name: 'svc_session',
-            description: 'browser session from POST /api/v1/auth/login; writes also need the header X-Svc-CSRF: 1',
-          },
-        },
-      },
-      security: [{ svcApiKey: [] }, { apiKey: [] }, { authorizationApiKey: [] }, { svcSession: [] }],
-    },
-  });
+  // Shared shapes, each a named component of the OpenAPI description (#/components/schemas/<$id>).
+  for (const schema of [ErrorResponse, NextCursor, ...OTLP_SCHEMAS, ...OAUTH_SCHEMAS]) app.addSchema(schema);
+  await app.register(swagger, openapiOptions(ctx.config));
   // Parses cookies in an onRequest hook registered before the auth hook, so the session cookie is readable there.
   await app.register(cookie);
   registerAuth(app, ctx);
@@ -102,7 +88,11 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       api.removeContentTypeParser('text/plain');
       api.get(
         '/openapi.json',
-        { config: { auth: 'none' }, schema: { tags: ['meta'], summary: 'this OpenAPI 3.1 description, generated from the route schemas' } },
+        {
+          // The document's own shape is documented only (config.openapi): the answer is not re-serialized through a schema.
+          config: { auth: 'none', openapi: { responses: { 200: { type: 'object', additionalProperties: true, description: 'the OpenAPI 3.1 document' } } } },
+          schema: { operationId: 'getOpenApiDocument', tags: ['meta'], summary: 'this OpenAPI 3.1 description, generated from the route schemas' },
+        },
         async () => app.swagger(),
       );
       projectRoutes(api, ctx);

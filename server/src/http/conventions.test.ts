@@ -116,6 +116,18 @@ describe('HTTP conventions', () => {
     expect(routes.length).toBeGreaterThan(10);
     expect(routes.filter((r) => !documented.has(r))).toEqual([]);
   });
+
+  it('"every operation has an operationId and a summary": unique, camelCase verb+resource, one line', async () => {
+    const doc = (await t.call({ method: 'GET', url: '/api/v1/openapi.json', key: null })).json();
+    const ops = Object.entries<Record<string, { operationId?: string; summary?: string }>>(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, ...op })),
+    );
+    expect(ops.length).toBe(t.app.declaredRoutes.length);
+    expect(ops.filter((o) => !o.operationId || !/^[a-z]+[A-Z][A-Za-z0-9]*$/.test(o.operationId)).map((o) => o.where)).toEqual([]);
+    expect(ops.filter((o) => !o.summary || /\n/.test(o.summary)).map((o) => o.where)).toEqual([]);
+    const ids = ops.map((o) => o.operationId);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+  });
 });
 
 describe('errors before routing', () => {

@@ -14,6 +14,15 @@ export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 0, maximum: U32_MAX, description: 'unsigned 32-bit integer' })),
 };
 
+/** `next_cursor` of every paged list: a named OpenAPI component (`#/components/schemas/NextCursor`). */
+export const NextCursor = Type.Union([Type.String(), Type.Null()], {
+  $id: 'NextCursor',
+  description: 'send as cursor to continue with the same query; null at the end',
+});
+
+/** The `next_cursor` field of a list response. */
+export const NextCursorField = Type.Ref(NextCursor);
+
 export interface LimitRule {
   default: number;
   max: number;

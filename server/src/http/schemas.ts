@@ -6,10 +6,26 @@ export const ErrorResponse = Type.Object(
   { $id: 'ErrorResponse', description: 'Every non-2xx answer' },
 );
 
-/** Standard error answers a route can give, for the OpenAPI description. */
+const ERROR_MEANING: Record<number, string> = {
+  400: 'invalid request: a malformed, repeated or invalid query parameter, an invalid body, or more than one credential',
+  401: 'authentication required, or the credential is unknown, expired or revoked',
+  403: 'permission denied: missing scope or role, or a project selector the credential may not use',
+  404: 'not found (or not visible to this credential)',
+  409: 'conflict with the current state',
+  410: 'gone (expired)',
+  413: 'request body too large',
+  415: 'unsupported content type or content encoding',
+  429: 'too many requests: an agent budget is spent (Retry-After), or the result would be too large',
+  503: 'temporarily unavailable; retry after Retry-After seconds',
+};
+
+/** Standard error answers a route can give, for the OpenAPI description: each is the named `ErrorResponse`. */
 export function errors(...codes: number[]) {
-  return Object.fromEntries(codes.map((c) => [c, Type.Ref('ErrorResponse')]));
+  return Object.fromEntries(codes.map((c) => [c, Type.Ref('ErrorResponse', { description: ERROR_MEANING[c] ?? 'error' })]));
 }
+
+/** A 204 answer: no body (the OpenAPI description shows the status without content); the handler sends nothing. */
+export const NoContent = Type.Unsafe<undefined>({ type: 'null', description: 'done; no body' });
 
 export const ProjectSelectorQuery = {
   project_id: Type.Optional(

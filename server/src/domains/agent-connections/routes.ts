@@ -27,6 +27,7 @@ export function agentConnectionRoutes(base: FastifyInstance, ctx: AppContext) {
     {
       config,
       schema: {
+        operationId: 'listAgentConnections',
         tags: ['agent-connections'],
         summary: "the signed-in person's agent approvals, newest first (browser session only)",
         querystring: ListConnectionsQuery,
@@ -47,6 +48,7 @@ export function agentConnectionRoutes(base: FastifyInstance, ctx: AppContext) {
     {
       config: domainAudited,
       schema: {
+        operationId: 'deleteAgentConnection',
         tags: ['agent-connections'],
         summary: 'revokes an approval: its grant, access and refresh tokens stop working at once',
         params: ConnectionParams,
@@ -60,7 +62,7 @@ export function agentConnectionRoutes(base: FastifyInstance, ctx: AppContext) {
   // No route scope: own reads need activity:read, others audit:read (checked by the service).
   app.get(
     '/agent-budgets',
-    { schema: { tags: ['agent-budgets'], querystring: GetBudgetQuery, response: { 200: BudgetResponse, ...errors(400, 401, 403, 404) } } },
+    { schema: { operationId: 'getAgentBudget', summary: 'the daily budget of one agent connection and what it spent today', tags: ['agent-budgets'], querystring: GetBudgetQuery, response: { 200: BudgetResponse, ...errors(400, 401, 403, 404) } } },
     async (req) => ctx.agentBudgets.get(req.principal, req.query.credential_kind, req.query.credential_id),
   );
 
@@ -69,6 +71,7 @@ export function agentConnectionRoutes(base: FastifyInstance, ctx: AppContext) {
     {
       config: { audit: 'domain' },
       schema: {
+        operationId: 'setAgentBudget',
         tags: ['agent-budgets'],
         summary: 'sets the daily budget of one agent connection; needs the owner or admin role, api_key:write and members:write',
         body: PutBudgetBody,

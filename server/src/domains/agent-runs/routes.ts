@@ -34,13 +34,13 @@ export function agentRunRoutes(base: FastifyInstance, ctx: AppContext) {
 
   app.get(
     '/agent-runs',
-    { config: read, schema: { tags, querystring: ListRunsQuery, response: { 200: ListRunsResponse, ...errors(400, 401, 403, 404) } } },
+    { config: read, schema: { operationId: 'listAgentRuns', summary: 'list agent runs', tags, querystring: ListRunsQuery, response: { 200: ListRunsResponse, ...errors(400, 401, 403, 404) } } },
     async (req) => ctx.agentRuns.listRuns((await project(req)).id, req.query),
   );
 
   app.get(
     '/agent-runs/:run_id',
-    { config: read, schema: { tags, params: RunParams, querystring: ProjectQuery, response: { 200: Run, ...errors(400, 401, 403, 404) } } },
+    { config: read, schema: { operationId: 'getAgentRun', summary: 'get one agent run', tags, params: RunParams, querystring: ProjectQuery, response: { 200: Run, ...errors(400, 401, 403, 404) } } },
     async (req) => ctx.agentRuns.getRun((await project(req)).id, req.params.run_id),
   );
 
@@ -48,44 +48,44 @@ export function agentRunRoutes(base: FastifyInstance, ctx: AppContext) {
     '/agent-runs/:run_id/graph',
     {
       config: read,
-      schema: { tags, params: RunParams, querystring: ProjectQuery, response: { 200: RunGraphResponse, ...errors(400, 401, 403, 404, 429) } },
+      schema: { operationId: 'getAgentRunGraph', summary: 'the graph of an agent run', tags, params: RunParams, querystring: ProjectQuery, response: { 200: RunGraphResponse, ...errors(400, 401, 403, 404, 429) } },
     },
     async (req) => ctx.agentRuns.graph((await project(req)).id, req.params.run_id),
   );
 
   app.get(
     '/agent-sessions',
-    { config: read, schema: { tags, querystring: ListSessionsQuery, response: { 200: ListSessionsResponse, ...errors(400, 401, 403, 404) } } },
+    { config: read, schema: { operationId: 'listAgentSessions', summary: 'list agent sessions', tags, querystring: ListSessionsQuery, response: { 200: ListSessionsResponse, ...errors(400, 401, 403, 404) } } },
     async (req) => ctx.agentRuns.listSessions((await project(req)).id, req.query),
   );
 
   app.get(
     '/agent-sessions/:session_key',
-    { config: read, schema: { tags, params: SessionParams, querystring: ProjectQuery, response: { 200: Session, ...errors(400, 401, 403, 404) } } },
+    { config: read, schema: { operationId: 'getAgentSession', summary: 'get one agent session', tags, params: SessionParams, querystring: ProjectQuery, response: { 200: Session, ...errors(400, 401, 403, 404) } } },
     async (req) => ctx.agentRuns.getSession((await project(req)).id, req.params.session_key),
   );
 
   app.get(
     '/agent-turns',
-    { config: read, schema: { tags, querystring: ListTurnsQuery, response: { 200: ListTurnsResponse, ...errors(400, 401, 403, 404) } } },
+    { config: read, schema: { operationId: 'listAgentTurns', summary: 'list the turns of agent sessions', tags, querystring: ListTurnsQuery, response: { 200: ListTurnsResponse, ...errors(400, 401, 403, 404) } } },
     async (req) => ctx.agentRuns.listTurns((await project(req)).id, req.query),
   );
 
   app.get(
     '/agent-events',
-    { config: read, schema: { tags, querystring: ListEventsQuery, response: { 200: ListEventsResponse, ...errors(400, 401, 403, 404) } } },
+    { config: read, schema: { operationId: 'listAgentEvents', summary: 'list agent events', tags, querystring: ListEventsQuery, response: { 200: ListEventsResponse, ...errors(400, 401, 403, 404) } } },
     async (req) => ctx.agentRuns.listEvents((await project(req)).id, req.query),
   );
 
   app.get(
     '/agent-identities',
-    { config: read, schema: { tags, querystring: ListIdentitiesQuery, response: { 200: ListIdentitiesResponse, ...errors(400, 401, 403, 404) } } },
+    { config: read, schema: { operationId: 'listAgentIdentities', summary: 'list the observed agent identities', tags, querystring: ListIdentitiesQuery, response: { 200: ListIdentitiesResponse, ...errors(400, 401, 403, 404) } } },
     async (req) => ctx.agentRuns.listIdentities((await project(req)).id, req.query),
   );
 
   app.get(
     '/agent-identities/:observation_key',
-    { config: read, schema: { tags, params: IdentityParams, querystring: ProjectQuery, response: { 200: Identity, ...errors(400, 401, 403, 404) } } },
+    { config: read, schema: { operationId: 'getAgentIdentity', summary: 'get one observed agent identity', tags, params: IdentityParams, querystring: ProjectQuery, response: { 200: Identity, ...errors(400, 401, 403, 404) } } },
     async (req) => ctx.agentRuns.getIdentity((await project(req)).id, req.params.observation_key),
   );
 }

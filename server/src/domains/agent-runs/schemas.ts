@@ -1,6 +1,6 @@
 /** TypeBox schemas of the agent reads (docs/agent-model.md; spec 1 "AI execution", spec 2 "Agent events and receipts"). */
 import { Type } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery, NextCursorField } from '../../http/pagination.js';
 import { ProjectSelectorQuery, stringEnum } from '../../http/schemas.js';
 import { GROUP_COST_REASONS, RUN_COST_REASONS } from './cost.js';
 import { CANONICAL_OPERATIONS, CONTEXT_KINDS, EVENT_CATEGORIES, MEMORY_TRUST_LABELS, OUTCOMES, RUN_STATUSES } from './model.js';
@@ -27,7 +27,6 @@ const Window = {
   since: Type.Optional(Timestamp('RFC 3339; closed window start')),
   until: Type.Optional(Timestamp('RFC 3339; closed window end')),
 };
-const NextCursor = Type.Union([Type.String(), Type.Null()], { description: 'send as cursor to continue with the same query; null at the end' });
 
 const CostFields = {
   cost_nanos: Type.Optional(Type.Integer({ description: 'billionths of a US dollar; absent (never 0) when not measurable' })),
@@ -59,7 +58,7 @@ export const Run = Type.Object(
     cost_unavailable_reason: Type.Optional(stringEnum(RUN_COST_REASONS, { description: 'why cost_nanos is absent' })),
     safety_error_steps: Type.Optional(Type.Integer({ minimum: 0, description: 'absent when no svc.safety.check step has an outcome' })),
   },
-  { description: 'docs/agent-model.md "Run"; counts are over the steps other than the root' },
+  { $id: 'AgentRun', description: 'docs/agent-model.md "Run"; counts are over the steps other than the root' },
 );
 
 export const ListRunsQuery = Type.Object(
@@ -77,7 +76,7 @@ export const ListRunsQuery = Type.Object(
 
 export const ListRunsResponse = Type.Object({
   runs: Type.Array(Run, { description: 'newest first (started_at desc, run_id desc)' }),
-  next_cursor: NextCursor,
+  next_cursor: NextCursorField,
 });
 
 export const RunParams = Type.Object({
@@ -156,7 +155,7 @@ export const Session = Type.Object({
   ended_at: Timestamp('last run end'),
   duration_ms: Type.Number({ description: 'a single moment measures 0' }),
   ...GroupCost,
-});
+}, { $id: 'AgentSession' });
 
 export const ListSessionsQuery = Type.Object(
   { ...ProjectSelectorQuery, ...Window, cursor: PageQuery.cursor, limit: limitQuery(SESSION_LIMIT) },
@@ -165,7 +164,7 @@ export const ListSessionsQuery = Type.Object(
 
 export const ListSessionsResponse = Type.Object({
   sessions: Type.Array(Session, { description: 'newest first (started_at desc, session_key desc)' }),
-  next_cursor: NextCursor,
+  next_cursor: NextCursorField,
 });
 
 export const SessionParams = Type.Object({ session_key: Type.String({ minLength: 1, description: 'URL-encoded session key' }) });
@@ -180,7 +179,7 @@ export const Turn = Type.Object({
   ...GroupCost,
   runs: Type.Array(Run, { description: `oldest first, at most ${MAX_TURN_RUNS}` }),
   runs_truncated: Type.Optional(Type.Literal(true)),
-});
+}, { $id: 'AgentTurn' });
 
 export const ListTurnsQuery = Type.Object(
   { ...ProjectSelectorQuery, session_key: Key('required: the session whose turns to list'), cursor: PageQuery.cursor, limit: limitQuery(TURN_LIMIT) },
@@ -189,7 +188,7 @@ export const ListTurnsQuery = Type.Object(
 
 export const ListTurnsResponse = Type.Object({
   turns: Type.Array(Turn, { description: 'newest first (started_at desc, turn_id desc)' }),
-  next_cursor: NextCursor,
+  next_cursor: NextCursorField,
 });
 
 // ---- agent events
@@ -247,7 +246,7 @@ export const AgentEvent = Type.Object({
       { description: 'context events only: exactly one typed detail, the member named by kind' },
     ),
   ),
-});
+}, { $id: 'AgentEvent' });
 
 export const ListEventsQuery = Type.Object(
   {
@@ -272,7 +271,7 @@ export const ListEventsQuery = Type.Object(
 
 export const ListEventsResponse = Type.Object({
   events: Type.Array(AgentEvent, { description: 'newest first (occurred_at desc, then run, span and index desc)' }),
-  next_cursor: NextCursor,
+  next_cursor: NextCursorField,
 });
 
 // ---- agent identities
@@ -297,7 +296,7 @@ export const Identity = Type.Object(
     last_seen: Type.Optional(Timestamp()),
     sighting_count: Count,
   },
-  { description: 'spec 2 "Attribution entry": who sent telemetry of this agent identity' },
+  { $id: 'AgentIdentity', description: 'spec 2 "Attribution entry": who sent telemetry of this agent identity' },
 );
 
 export const ListIdentitiesQuery = Type.Object(
@@ -316,7 +315,7 @@ export const ListIdentitiesQuery = Type.Object(
 
 export const ListIdentitiesResponse = Type.Object({
   identities: Type.Array(Identity, { description: 'by observation_key (code point order), or in the order asked' }),
-  next_cursor: NextCursor,
+  next_cursor: NextCursorField,
 });
 
 export const IdentityParams = Type.Object({ observation_key: Type.String({ minLength: 1, description: 'URL-encoded (a "/" is %2F)' }) });

@@ -16,7 +16,7 @@ export function apiKeyRoutes(base: FastifyInstance, ctx: AppContext) {
 
   app.get(
     '/account/api-keys',
-    { config, schema: { tags, querystring: ListApiKeysQuery, response: { 200: ListApiKeysResponse, ...errors(400, 401, 403) } } },
+    { config, schema: { operationId: 'listApiKeys', summary: 'list the API keys of the organization', tags, querystring: ListApiKeysQuery, response: { 200: ListApiKeysResponse, ...errors(400, 401, 403) } } },
     async (req) => {
       const limit = readLimit(req.query.limit, { default: 100, max: 200 });
       const after = decodeCursor(req.query.cursor);
@@ -29,25 +29,25 @@ export function apiKeyRoutes(base: FastifyInstance, ctx: AppContext) {
 
   app.post(
     '/account/api-keys',
-    { config, schema: { tags, body: CreateApiKeyBody, response: { 201: CreatedApiKey, ...errors(400, 401, 403, 404) } } },
+    { config, schema: { operationId: 'createApiKey', summary: 'create an API key (the secret is shown once)', tags, body: CreateApiKeyBody, response: { 201: CreatedApiKey, ...errors(400, 401, 403, 404) } } },
     async (req, reply) => reply.code(201).send(await svc.create(req.principal, req.body)),
   );
 
   app.get(
     '/account/api-keys/:id',
-    { config, schema: { tags, params: ApiKeyParams, response: { 200: ApiKeyEntry, ...errors(401, 403, 404) } } },
+    { config, schema: { operationId: 'getApiKey', summary: 'get one API key (never its secret)', tags, params: ApiKeyParams, response: { 200: ApiKeyEntry, ...errors(401, 403, 404) } } },
     async (req) => svc.get(req.principal, req.params.id),
   );
 
   app.patch(
     '/account/api-keys/:id',
-    { config, schema: { tags, params: ApiKeyParams, body: UpdateApiKeyBody, response: { 200: ApiKeyEntry, ...errors(400, 401, 403, 404, 409) } } },
+    { config, schema: { operationId: 'updateApiKey', summary: 'rename an API key or change its scopes', tags, params: ApiKeyParams, body: UpdateApiKeyBody, response: { 200: ApiKeyEntry, ...errors(400, 401, 403, 404, 409) } } },
     async (req) => svc.update(req.principal, req.params.id, req.body ?? {}),
   );
 
   app.post(
     '/account/api-keys/:id/revoke',
-    { config, schema: { tags, params: ApiKeyParams, response: { 200: ApiKeyEntry, ...errors(401, 403, 404) } } },
+    { config, schema: { operationId: 'revokeApiKey', summary: 'revoke an API key at once', tags, params: ApiKeyParams, response: { 200: ApiKeyEntry, ...errors(401, 403, 404) } } },
     async (req) => svc.revoke(req.principal, req.params.id),
   );
 }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery, NextCursorField } from '../../http/pagination.js';
 import { MAX_EXPIRY_DAYS } from './service.js';
 
 const Scopes = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 });
@@ -22,7 +22,7 @@ export const ApiKeyEntry = Type.Object({
     [Type.Literal('api_key'), Type.Literal('user'), Type.Literal('orphaned_user'), Type.Literal('system')],
     { description: 'which creator field applies; orphaned_user: a person created it and their record is gone' },
   ),
-});
+}, { $id: 'ApiKey' });
 
 export const CreatedApiKey = Type.Intersect([ApiKeyEntry, Type.Object({ key: Type.String({ description: 'the secret, shown this once' }) })]);
 
@@ -43,5 +43,5 @@ export const UpdateApiKeyBody = Type.Object(
 );
 
 export const ListApiKeysQuery = Type.Object(PageQuery, { additionalProperties: false });
-export const ListApiKeysResponse = Type.Object({ api_keys: Type.Array(ApiKeyEntry), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+export const ListApiKeysResponse = Type.Object({ api_keys: Type.Array(ApiKeyEntry), next_cursor: NextCursorField });
 export const ApiKeyParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });

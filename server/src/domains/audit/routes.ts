@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { decodeCursor, page, PageQuery, readLimit } from '../../http/pagination.js';
+import { decodeCursor, NextCursorField, page, PageQuery, readLimit } from '../../http/pagination.js';
 import { listParam } from '../../http/query.js';
 import { invalidRequest } from '../../http/errors.js';
 import { errors } from '../../http/schemas.js';
@@ -43,7 +43,7 @@ const AuditEntry = Type.Object({
     user_id: Type.Union([Type.String(), Type.Null()], { description: 'the person behind the actor, when there is one' }),
   }),
   metadata: Type.Record(Type.String(), Type.Unknown()),
-});
+}, { $id: 'AuditEvent' });
 
 function closed(name: string, values: string[] | undefined, allowed: readonly string[]) {
   const bad = values?.find((v) => !allowed.includes(v));
@@ -58,9 +58,10 @@ export function auditRoutes(base: FastifyInstance, ctx: AppContext) {
     {
       config: { scope: 'audit:read' },
       schema: {
+        operationId: 'listAuditEvents', summary: 'list the audit trail of the organization, newest first',
         tags: ['audit'],
         querystring: ListAuditQuery,
-        response: { 200: Type.Object({ audit_events: Type.Array(AuditEntry), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...errors(400, 401, 403) },
+        response: { 200: Type.Object({ audit_events: Type.Array(AuditEntry), next_cursor: NextCursorField }), ...errors(400, 401, 403) },
       },
     },
     async (req) => {

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 export function healthRoutes(app: FastifyInstance, ctx: AppContext) {
   app.get(
     '/healthz',
-    { config: { auth: 'none' }, schema: { tags: ['health'], summary: 'process is up', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
+    { config: { auth: 'none' }, schema: { operationId: 'getHealth', tags: ['health'], summary: 'process is up', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
     async () => ({ status: 'ok' as const }),
   );
   app.get(
@@ -13,6 +13,7 @@ export function healthRoutes(app: FastifyInstance, ctx: AppContext) {
     {
       config: { auth: 'none' },
       schema: {
+        operationId: 'getReadiness',
         tags: ['health'],
         summary: 'stores are reachable',
         response: {

@@ -10,7 +10,7 @@ import type { AppContext } from '../../context.js';
 import { invalidRequest } from '../../http/errors.js';
 import { decodeCursor, page, readLimit } from '../../http/pagination.js';
 import { requestProject } from '../../http/project-scope.js';
-import { errors, ProjectQuery } from '../../http/schemas.js';
+import { errors, NoContent, ProjectQuery } from '../../http/schemas.js';
 import { DeleteLlmPriceQuery, ListLlmPricesQuery, ListLlmPricesResponse, LlmPriceEntry, PutLlmPriceBody } from './schemas.js';
 import { priceView } from './service.js';
 
@@ -29,6 +29,7 @@ export function llmRoutes(base: FastifyInstance, ctx: AppContext) {
     {
       config: { scope: 'llm:read' },
       schema: {
+        operationId: 'listLlmPrices',
         tags,
         summary: "list the project's model prices",
         description:
@@ -65,6 +66,7 @@ export function llmRoutes(base: FastifyInstance, ctx: AppContext) {
         }
       },
       schema: {
+        operationId: 'setLlmPrice',
         tags,
         summary: 'set the price of a model (insert or replace)',
         description:
@@ -84,13 +86,14 @@ export function llmRoutes(base: FastifyInstance, ctx: AppContext) {
     {
       config: { scope: 'llm:write' },
       schema: {
+        operationId: 'deleteLlmPrice',
         tags,
         summary: 'delete the price of a model',
         description:
           'Deletes exactly one entry: (model, provider), or the any-provider entry of the model when `provider` is omitted. ' +
           '204 when deleted; 404 when there is no such entry.',
         querystring: DeleteLlmPriceQuery,
-        response: { ...errors(400, 401, 403, 404) },
+        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
       },
     },
     async (req, reply) => {

@@ -1,6 +1,6 @@
 /** Schemas of the LLM model price table (`/api/v1/llm/pricing`). */
 import { Type } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery, NextCursorField } from '../../http/pagination.js';
 import { ProjectSelectorQuery } from '../../http/schemas.js';
 
 export const MAX_USD_PER_MILLION = 10_000;
@@ -43,7 +43,7 @@ export const LlmPriceEntry = Type.Object(
       { description: 'taken from the credential, never from the request body' },
     ),
   },
-  {
+  { $id: 'LlmPrice',
     description:
       'The price of a model in one project. A model step without a reported `svc.cost.nanos` costs input tokens × input price + output tokens × output price, ' +
       'computed exactly and rounded once per step, half up, to whole nanos (billionths of a US dollar). Prices are read when a run is read. ' +
@@ -68,7 +68,7 @@ export const ListLlmPricesQuery = Type.Object(
 
 export const ListLlmPricesResponse = Type.Object({
   prices: Type.Array(LlmPriceEntry, { description: 'ordered by model, then provider (the any-provider entry first)' }),
-  next_cursor: Type.Union([Type.String(), Type.Null()]),
+  next_cursor: NextCursorField,
 });
 
 export const DeleteLlmPriceQuery = Type.Object(

@@ -42,6 +42,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
     {
       config: read,
       schema: {
+        operationId: 'searchLogs',
         tags,
         summary: 'search log records in a window, newest first by default',
         querystring: SearchLogsQuery,
@@ -57,6 +58,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
     {
       config: { ...read, audit: 'read' },
       schema: {
+        operationId: 'aggregateLogs',
         tags,
         summary: 'count matching logs per group and, with a step, per time bucket',
         querystring: ProjectQuery,
@@ -72,6 +74,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
     {
       config: read,
       schema: {
+        operationId: 'listLogFields',
         tags,
         summary: 'attribute keys of the matching logs with counts and top values',
         querystring: LogFieldsQuery,
@@ -86,6 +89,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
     {
       config: read,
       schema: {
+        operationId: 'listLogPatterns',
         tags,
         summary: 'log bodies grouped into patterns (numbers, ids, quoted strings masked)',
         querystring: LogPatternsQuery,
@@ -100,6 +104,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
     {
       config: read,
       schema: {
+        operationId: 'getLogContext',
         tags,
         summary: 'a log record with the nearest earlier and later records of the same service',
         params: LogParams,
@@ -115,6 +120,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
     {
       config: { scope: LOGS_DELETE },
       schema: {
+        operationId: 'deleteLogs',
         tags,
         summary: 'delete matching log records (needs log_id, or since, until and a narrowing filter); not undone by revoking the credential',
         querystring: DeleteLogsQuery,
@@ -129,6 +135,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
     {
       config: read,
       schema: {
+        operationId: 'streamLogs',
         tags,
         summary: 'live tail of new log records as Server-Sent Events (event: log); ends with a final event: error when the credential is revoked or loses logs:read',
         querystring: TailLogsQuery,

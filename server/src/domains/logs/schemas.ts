@@ -1,6 +1,6 @@
 /** TypeBox schemas of `/logs` and `/stream/logs` (spec 1, "Raw observability"; the fields are ours, see service.ts). */
 import { Type, type Static } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery, NextCursorField } from '../../http/pagination.js';
 import { ProjectSelectorQuery, stringEnum } from '../../http/schemas.js';
 import { STEPS, type Step } from '../metrics/request-rules.js';
 import { MAX_ATTR_KEYS, MAX_ATTR_VALUES, TRACE_ID_PATTERN } from '../traces/query-rules.js';
@@ -65,7 +65,7 @@ export type SearchLogsQuery = Static<typeof SearchLogsQuery>;
 
 export const SearchLogsResponse = Type.Object({
   logs: Type.Array(LogRecord, { description: 'by time (then log id), in the sort order' }),
-  next_cursor: Type.Union([Type.String(), Type.Null()]),
+  next_cursor: NextCursorField,
 });
 
 // ---- POST /logs/aggregate

@@ -54,7 +54,7 @@ export function forecastRoutes(base: FastifyInstance, ctx: AppContext) {
     '/metrics/forecast',
     {
       config: { scope: 'metrics:read', audit: 'read' },
-      schema: { tags: ['metrics'], summary: 'seasonal forecast with a deviation band', body: ForecastBody, response: { 200: ForecastResponse, ...errors(400, 401, 403, 404) } },
+      schema: { operationId: 'forecastMetric', tags: ['metrics'], summary: 'seasonal forecast with a deviation band', body: ForecastBody, response: { 200: ForecastResponse, ...errors(400, 401, 403, 404) } },
     },
     async (req) => {
       checkBodyProjectSelector(req.principal, req.body.project_id);

@@ -27,7 +27,7 @@ export function metricsRoutes(base: FastifyInstance, ctx: AppContext) {
 
   app.get(
     '/metrics/names',
-    { config: read, schema: { tags, querystring: ListMetricNamesQuery, response: { 200: ListMetricNamesResponse, ...errors(400, 401, 403, 404) } } },
+    { config: read, schema: { operationId: 'listMetricNames', summary: 'list the metric names of the project', tags, querystring: ListMetricNamesQuery, response: { 200: ListMetricNamesResponse, ...errors(400, 401, 403, 404) } } },
     async (req) => {
       const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
       return svc.names(project.id, req.query);
@@ -39,7 +39,7 @@ export function metricsRoutes(base: FastifyInstance, ctx: AppContext) {
     '/metrics/:metric_name/labels',
     {
       config: read,
-      schema: { tags, params: MetricNameParams, querystring: ListMetricLabelsQuery, response: { 200: ListMetricLabelsResponse, ...errors(400, 401, 403, 404) } },
+      schema: { operationId: 'listMetricLabels', summary: 'list the label keys and values of a metric', tags, params: MetricNameParams, querystring: ListMetricLabelsQuery, response: { 200: ListMetricLabelsResponse, ...errors(400, 401, 403, 404) } },
     },
     async (req) => {
       const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
@@ -51,7 +51,7 @@ export function metricsRoutes(base: FastifyInstance, ctx: AppContext) {
     '/metrics/aggregate',
     {
       config: read,
-      schema: { tags, querystring: ProjectQuery, body: AggregateMetricBody, response: { 200: AggregateMetricResponse, ...errors(400, 401, 403, 404, 429) } },
+      schema: { operationId: 'aggregateMetrics', summary: 'aggregate metric points per group and time bucket', tags, querystring: ProjectQuery, body: AggregateMetricBody, response: { 200: AggregateMetricResponse, ...errors(400, 401, 403, 404, 429) } },
     },
     async (req) => {
       const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
@@ -63,7 +63,7 @@ export function metricsRoutes(base: FastifyInstance, ctx: AppContext) {
     '/metrics/histogram',
     {
       config: read,
-      schema: { tags, querystring: ProjectQuery, body: HistogramMetricBody, response: { 200: HistogramMetricResponse, ...errors(400, 401, 403, 404) } },
+      schema: { operationId: 'getMetricHistogram', summary: 'the histogram of a histogram metric', tags, querystring: ProjectQuery, body: HistogramMetricBody, response: { 200: HistogramMetricResponse, ...errors(400, 401, 403, 404) } },
     },
     async (req) => {
       const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);
@@ -75,7 +75,7 @@ export function metricsRoutes(base: FastifyInstance, ctx: AppContext) {
     '/metrics/:metric_name',
     {
       config: { scope: 'metrics:delete' },
-      schema: { tags, params: MetricNameParams, querystring: ProjectQuery, response: { 200: DeleteMetricResponse, ...errors(400, 401, 403, 404) } },
+      schema: { operationId: 'deleteMetric', summary: 'delete the points of a metric', tags, params: MetricNameParams, querystring: ProjectQuery, response: { 200: DeleteMetricResponse, ...errors(400, 401, 403, 404) } },
     },
     async (req) => {
       const project = await resolveProject(req.principal, ctx.projects, req.query.project_id);

@@ -35,7 +35,7 @@ export function consentRoutes(base: FastifyInstance, ctx: AppContext) {
     '/oauth/interactions/:uid',
     {
       config,
-      schema: { tags, summary: 'a pending authorization of this browser: who asks, for which scopes', params: InteractionParams, response: { 200: InteractionResponse, ...errors(401, 403, 404) } },
+      schema: { operationId: 'getOAuthInteraction', tags, summary: 'a pending authorization of this browser: who asks, for which scopes', params: InteractionParams, response: { 200: InteractionResponse, ...errors(401, 403, 404) } },
     },
     async (req, reply) => svc.describe(req.principal, req.params.uid, { req: req.raw, res: reply.raw }),
   );
@@ -44,26 +44,26 @@ export function consentRoutes(base: FastifyInstance, ctx: AppContext) {
     '/oauth/interactions/:uid/approve',
     {
       config: approving,
-      schema: { tags, summary: 'approves: a new grant and agent approval for the signed-in person', params: InteractionParams, body: ApproveBody, response: { 200: ApprovedResponse, ...errors(400, 401, 403, 404) } },
+      schema: { operationId: 'approveOAuthInteraction', tags, summary: 'approves: a new grant and agent approval for the signed-in person', params: InteractionParams, body: ApproveBody, response: { 200: ApprovedResponse, ...errors(400, 401, 403, 404) } },
     },
     async (req, reply) => svc.approve(req.principal, req.params.uid, req.body ?? {}, { req: req.raw, res: reply.raw }),
   );
 
   app.post(
     '/oauth/interactions/:uid/deny',
-    { config, schema: { tags, params: InteractionParams, response: { 200: DeniedResponse, ...errors(401, 403, 404) } } },
+    { config, schema: { operationId: 'denyOAuthInteraction', summary: 'denies a pending authorization (the client gets access_denied)', tags, params: InteractionParams, response: { 200: DeniedResponse, ...errors(401, 403, 404) } } },
     async (req, reply) => svc.deny(req.principal, req.params.uid, { req: req.raw, res: reply.raw }),
   );
 
   app.get(
     '/oauth/device',
-    { config, schema: { tags, summary: 'the pending device request with this user code', querystring: DeviceQuery, response: { 200: DeviceRequestResponse, ...errors(400, 401, 403, 404, 409, 410) } } },
+    { config, schema: { operationId: 'getDeviceRequest', tags, summary: 'the pending device request with this user code', querystring: DeviceQuery, response: { 200: DeviceRequestResponse, ...errors(400, 401, 403, 404, 409, 410) } } },
     async (req) => svc.describeDevice(req.principal, req.query.user_code),
   );
 
   app.post(
     '/oauth/device/approve',
-    { config: approving, schema: { tags, summary: 'approves a pending device code for the signed-in person', body: DeviceApproveBody, response: { 200: DeviceApprovedResponse, ...errors(400, 401, 403, 404, 409, 410) } } },
+    { config: approving, schema: { operationId: 'approveDeviceRequest', tags, summary: 'approves a pending device code for the signed-in person', body: DeviceApproveBody, response: { 200: DeviceApprovedResponse, ...errors(400, 401, 403, 404, 409, 410) } } },
     async (req) => {
       const { user_code, ...input } = req.body;
       return svc.approveDevice(req.principal, user_code, input);
@@ -72,7 +72,7 @@ export function consentRoutes(base: FastifyInstance, ctx: AppContext) {
 
   app.post(
     '/oauth/device/deny',
-    { config, schema: { tags, body: UserCodeBody, response: { 204: Type.Null(), ...errors(400, 401, 403, 404, 409, 410) } } },
+    { config, schema: { operationId: 'denyDeviceRequest', summary: 'denies a pending device code; the polling client gets access_denied', tags, body: UserCodeBody, response: { 204: Type.Null({ description: 'denied; no body' }), ...errors(400, 401, 403, 404, 409, 410) } } },
     async (req, reply) => {
       await svc.denyDevice(req.principal, req.body.user_code);
       return reply.code(204).send(null);

@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { METADATA_DOCS, OAUTH_ENDPOINT_DOCS } from './openapi.js';
 import type { EscapedError } from './protocol-errors.js';
 import { OAUTH_PREFIX } from './provider.js';
 
@@ -53,14 +54,16 @@ export async function oauthRoutes(app: FastifyInstance, ctx: AppContext) {
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_req, _payload, done) => done(null));
-    for (const e of ENDPOINTS)
+    for (const e of ENDPOINTS) {
+      const doc = OAUTH_ENDPOINT_DOCS[`${e.method} ${e.url}`];
       scope.route({
         method: e.method,
         url: `${OAUTH_PREFIX}${e.url}`,
-        config,
-        schema: { tags: ['oauth'], security: [], summary: e.summary },
+        config: { ...config, openapi: doc.openapi },
+        schema: { operationId: doc.operationId, tags: ['oauth'], security: [], summary: e.summary },
         handler: (req, reply) => handOver(ctx, req, reply, req.url.slice(OAUTH_PREFIX.length)),
       });
+    }
   });
 
   // RFC 8414: for the issuer `<origin>/oauth` the metadata lives at the path-inserted name; the bare
@@ -68,7 +71,10 @@ export async function oauthRoutes(app: FastifyInstance, ctx: AppContext) {
   for (const url of ['/.well-known/oauth-authorization-server', `/.well-known/oauth-authorization-server${OAUTH_PREFIX}`]) {
     app.get(
       url,
-      { config, schema: { tags: ['oauth'], security: [], summary: 'authorization server metadata (RFC 8414), from the library\'s discovery' } },
+      {
+        config: { ...config, openapi: METADATA_DOCS[url].openapi },
+        schema: { operationId: METADATA_DOCS[url].operationId, tags: ['oauth'], security: [], summary: 'authorization server metadata (RFC 8414), from the library\'s discovery' },
+      },
       (req, reply) => handOver(ctx, req, reply, DISCOVERY),
     );
   }

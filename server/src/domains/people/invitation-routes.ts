@@ -24,13 +24,13 @@ export function invitationRoutes(base: FastifyInstance, ctx: AppContext) {
 
   app.post(
     '/invitations',
-    { config, schema: { tags, body: CreateInvitationBody, response: { 201: CreatedInvitation, ...errors(400, 401, 403, 409) } } },
+    { config, schema: { operationId: 'createInvitation', summary: 'invite a person by email (the token is shown once)', tags, body: CreateInvitationBody, response: { 201: CreatedInvitation, ...errors(400, 401, 403, 409) } } },
     async (req, reply) => reply.code(201).send(await svc.create(req.principal, req.body)),
   );
 
   app.get(
     '/invitations',
-    { config, schema: { tags, querystring: ListInvitationsQuery, response: { 200: ListInvitationsResponse, ...errors(400, 401, 403) } } },
+    { config, schema: { operationId: 'listInvitations', summary: 'list the invitations of the organization', tags, querystring: ListInvitationsQuery, response: { 200: ListInvitationsResponse, ...errors(400, 401, 403) } } },
     async (req) => {
       const limit = readLimit(req.query.limit, { default: 100, max: 200 });
       const after = decodeCursor(req.query.cursor);
@@ -43,7 +43,7 @@ export function invitationRoutes(base: FastifyInstance, ctx: AppContext) {
 
   app.post(
     '/invitations/:id/revoke',
-    { config, schema: { tags, params: InvitationParams, response: { 200: InvitationEntry, ...errors(401, 403, 404, 409) } } },
+    { config, schema: { operationId: 'revokeInvitation', summary: 'revoke a pending invitation', tags, params: InvitationParams, response: { 200: InvitationEntry, ...errors(401, 403, 404, 409) } } },
     async (req) => svc.revoke(req.principal, req.params.id),
   );
 
@@ -52,7 +52,7 @@ export function invitationRoutes(base: FastifyInstance, ctx: AppContext) {
     '/invitations/accept',
     {
       config: { auth: 'none' },
-      schema: { tags, security: [], body: AcceptInvitationBody, response: { 201: AcceptedInvitation, ...errors(400, 401, 409) } },
+      schema: { operationId: 'acceptInvitation', summary: 'accept an invitation', tags, security: [], body: AcceptInvitationBody, response: { 201: AcceptedInvitation, ...errors(400, 401, 409) } },
     },
     async (req, reply) => reply.code(201).send(await svc.accept(req.body)),
   );

@@ -1,10 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery, NextCursorField } from '../../http/pagination.js';
 import { MAX_PASSWORD_LENGTH } from './password.js';
 
 const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')]);
 const Email = Type.String({ format: 'email', maxLength: 320 });
-const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
 export const UserSummary = Type.Object({ id: Type.String(), email: Type.String(), name: Type.String() });
 export const OrganizationRole = Type.Object({ id: Type.String(), role: RoleSchema });
@@ -23,9 +22,9 @@ export const MemberEntry = Type.Object({
   name: Type.String(),
   role: RoleSchema,
   created_at: Type.String({ format: 'date-time' }),
-});
+}, { $id: 'Member' });
 export const ListMembersQuery = Type.Object(PageQuery, { additionalProperties: false });
-export const ListMembersResponse = Type.Object({ members: Type.Array(MemberEntry), next_cursor: Nullable(Type.String()) });
+export const ListMembersResponse = Type.Object({ members: Type.Array(MemberEntry), next_cursor: NextCursorField });
 export const MemberParams = Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 200 }) });
 export const UpdateMemberBody = Type.Object({ role: RoleSchema }, { additionalProperties: false });
 
@@ -36,14 +35,14 @@ export const InvitationEntry = Type.Object({
   status: Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('revoked'), Type.Literal('expired')]),
   expires_at: Type.String({ format: 'date-time' }),
   created_at: Type.String({ format: 'date-time' }),
-});
+}, { $id: 'Invitation' });
 export const CreatedInvitation = Type.Intersect([
   InvitationEntry,
   Type.Object({ token: Type.String({ description: 'the one-time acceptance token, shown this once' }) }),
 ]);
 export const CreateInvitationBody = Type.Object({ email: Email, role: RoleSchema }, { additionalProperties: false });
 export const ListInvitationsQuery = Type.Object(PageQuery, { additionalProperties: false });
-export const ListInvitationsResponse = Type.Object({ invitations: Type.Array(InvitationEntry), next_cursor: Nullable(Type.String()) });
+export const ListInvitationsResponse = Type.Object({ invitations: Type.Array(InvitationEntry), next_cursor: NextCursorField });
 export const InvitationParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 export const AcceptInvitationBody = Type.Object(
   {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { decodeCursor, page, readLimit } from '../../http/pagination.js';
-import { errors } from '../../http/schemas.js';
+import { errors, NoContent } from '../../http/schemas.js';
 import { projectView } from './service.js';
 import { CreateProjectBody, ListProjectsQuery, ListProjectsResponse, ProjectParams, ProjectResponse, UpdateProjectBody } from './schemas.js';
 
@@ -14,7 +14,7 @@ export function projectRoutes(base: FastifyInstance, ctx: AppContext) {
 
   app.get(
     '/projects',
-    { config: { scope: 'projects:read' }, schema: { tags, querystring: ListProjectsQuery, response: { 200: ListProjectsResponse, ...errors(400, 401, 403) } } },
+    { config: { scope: 'projects:read' }, schema: { operationId: 'listProjects', summary: 'list the projects of the organization', tags, querystring: ListProjectsQuery, response: { 200: ListProjectsResponse, ...errors(400, 401, 403) } } },
     async (req) => {
       const limit = readLimit(req.query.limit, { default: 100, max: 200 });
       const after = decodeCursor(req.query.cursor);
@@ -26,13 +26,13 @@ export function projectRoutes(base: FastifyInstance, ctx: AppContext) {
 
   app.post(
     '/projects',
-    { config: { scope: 'projects:write' }, schema: { tags, body: CreateProjectBody, response: { 201: ProjectResponse, ...errors(400, 401, 403) } } },
+    { config: { scope: 'projects:write' }, schema: { operationId: 'createProject', summary: 'create a project', tags, body: CreateProjectBody, response: { 201: ProjectResponse, ...errors(400, 401, 403) } } },
     async (req, reply) => reply.code(201).send(projectView(await svc.create(req.principal, req.body))),
   );
 
   app.get(
     '/projects/:id',
-    { config: { scope: 'projects:read' }, schema: { tags, params: ProjectParams, response: { 200: ProjectResponse, ...errors(401, 403, 404) } } },
+    { config: { scope: 'projects:read' }, schema: { operationId: 'getProject', summary: 'get one project', tags, params: ProjectParams, response: { 200: ProjectResponse, ...errors(401, 403, 404) } } },
     async (req) => projectView(await svc.get(req.principal, req.params.id)),
   );
 
@@ -40,14 +40,14 @@ export function projectRoutes(base: FastifyInstance, ctx: AppContext) {
     '/projects/:id',
     {
       config: { scope: 'projects:write' },
-      schema: { tags, params: ProjectParams, body: UpdateProjectBody, response: { 200: ProjectResponse, ...errors(400, 401, 403, 404) } },
+      schema: { operationId: 'updateProject', summary: 'rename a project or change its sampling rate', tags, params: ProjectParams, body: UpdateProjectBody, response: { 200: ProjectResponse, ...errors(400, 401, 403, 404) } },
     },
     async (req) => projectView(await svc.update(req.principal, req.params.id, req.body ?? {})),
   );
 
   app.delete(
     '/projects/:id',
-    { config: { scope: 'projects:write' }, schema: { tags, params: ProjectParams, response: { ...errors(401, 403, 404) } } },
+    { config: { scope: 'projects:write' }, schema: { operationId: 'deleteProject', summary: 'delete a project', tags, params: ProjectParams, response: { 204: NoContent, ...errors(401, 403, 404) } } },
     async (req, reply) => {
       await svc.delete(req.principal, req.params.id);
       return reply.code(204).send();

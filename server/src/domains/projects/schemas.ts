@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery, NextCursorField } from '../../http/pagination.js';
 
 export const ProjectResponse = Type.Object({
   id: Type.String(),
   name: Type.String(),
   sampling_rate: Type.Number(),
   created_at: Type.String({ format: 'date-time' }),
-});
+}, { $id: 'Project' });
 
 export const CreateProjectBody = Type.Object(
   {
@@ -28,7 +28,7 @@ export const ListProjectsQuery = Type.Object(PageQuery, { additionalProperties: 
 
 export const ListProjectsResponse = Type.Object({
   projects: Type.Array(ProjectResponse),
-  next_cursor: Type.Union([Type.String(), Type.Null()]),
+  next_cursor: NextCursorField,
 });
 
 export const ProjectParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });

@@ -22,7 +22,7 @@ export function sessionRoutes(base: FastifyInstance, ctx: AppContext) {
 
   app.post(
     '/auth/login',
-    { config, schema: { tags, security: [], body: LoginBody, response: { 200: SessionResponse, ...errors(400, 401, 403) } } },
+    { config, schema: { operationId: 'createSession', summary: 'sign in with email and password (sets the session cookies)', tags, security: [], body: LoginBody, response: { 200: SessionResponse, ...errors(400, 401, 403) } } },
     async (req, reply) => {
       const s = await svc.login({ email: req.body.email, password: req.body.password, orgId: req.body.org_id });
       setSessionCookies(reply, s, secure);
@@ -32,7 +32,7 @@ export function sessionRoutes(base: FastifyInstance, ctx: AppContext) {
 
   app.post(
     '/auth/refresh',
-    { config, schema: { tags, security: [], summary: 'rotates the svc_refresh cookie', response: { 200: SessionResponse, ...errors(401, 503) } } },
+    { config, schema: { operationId: 'refreshSession', tags, security: [], summary: 'rotates the svc_refresh cookie', response: { 200: SessionResponse, ...errors(401, 503) } } },
     async (req, reply) => {
       try {
         const s = await svc.refresh(readCookie(req, REFRESH_COOKIE));
@@ -51,10 +51,11 @@ export function sessionRoutes(base: FastifyInstance, ctx: AppContext) {
     {
       config,
       schema: {
+        operationId: 'deleteSession',
         tags,
         security: [],
         summary: 'revokes the refresh family, then clears both cookies; 503 with Retry-After leaves the cookies unchanged',
-        response: { 204: Type.Null(), ...errors(503) },
+        response: { 204: Type.Null({ description: 'signed out: both cookies cleared; no body' }), ...errors(503) },
       },
     },
     async (req, reply) => {

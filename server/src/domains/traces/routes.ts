@@ -28,6 +28,7 @@ export function tracesRoutes(base: FastifyInstance, ctx: AppContext) {
     '/services',
     {
       schema: {
+        operationId: 'listServices',
         tags,
         summary: 'services seen in spans and logs of the project in a window',
         querystring: ListServicesQuery,
@@ -45,6 +46,7 @@ export function tracesRoutes(base: FastifyInstance, ctx: AppContext) {
     {
       config: read,
       schema: {
+        operationId: 'searchTraces',
         tags,
         summary: 'search traces: a trace matches when one of its spans starting in the window meets every span condition',
         querystring: SearchTracesQuery,
@@ -59,6 +61,7 @@ export function tracesRoutes(base: FastifyInstance, ctx: AppContext) {
     {
       config: read,
       schema: {
+        operationId: 'getTrace',
         tags,
         summary: 'one trace as a span tree, with attributes, resource attributes and span events',
         params: TraceParams,
@@ -74,6 +77,7 @@ export function tracesRoutes(base: FastifyInstance, ctx: AppContext) {
     {
       config: { scope: TRACES_DELETE },
       schema: {
+        operationId: 'deleteTrace',
         tags,
         summary: 'delete every span and span event of a trace; not undone by revoking the credential',
         params: TraceParams,

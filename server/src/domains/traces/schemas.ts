@@ -1,6 +1,6 @@
 /** TypeBox schemas of `/services` and `/traces` (spec 1, "Raw observability"; the fields are ours, see service.ts). */
 import { Type, type Static } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery, NextCursorField } from '../../http/pagination.js';
 import { ProjectSelectorQuery, stringEnum } from '../../http/schemas.js';
 import { MAX_ATTR_KEYS, MAX_ATTR_VALUES, TRACE_ID_PATTERN } from './query-rules.js';
 import { SPAN_STATUSES, type SpanStatus } from './store.js';
@@ -89,7 +89,7 @@ export const TraceSummary = Type.Object({
 
 export const SearchTracesResponse = Type.Object({
   traces: Type.Array(TraceSummary, { description: 'newest first (by trace start, then trace id)' }),
-  next_cursor: Type.Union([Type.String(), Type.Null()]),
+  next_cursor: NextCursorField,
 });
 
 // ---- GET /traces/{traceId}, DELETE /traces/{traceId}

@@ -34,7 +34,8 @@ function batch(b: number): Buffer {
   return protobuf(
     request({ 'service.name': 'durable' }, [
       gauge('durable.points', points),
-      histogram('durable.hist', [{ timeUnixNano: ns(T0 + b), count: '3', sum: 3, bucketCounts: ['1', '2'], explicitBounds: [1] }]),
+      // delta temporality: each export adds its 3 observations
+      histogram('durable.hist', [{ timeUnixNano: ns(T0 + b), count: '3', sum: 3, bucketCounts: ['1', '2'], explicitBounds: [1] }], 1),
     ]),
   );
 }
@@ -81,7 +82,7 @@ describe('durability across kill -9', () => {
         return body.series.flatMap((s) => s.points).reduce((a, p) => a + p.value, 0);
       };
       expect(await aggregate('durable.points')).toBe(BATCHES * PER_BATCH);
-      expect(await aggregate('durable.hist')).toBe(BATCHES); // histogram means (sum/count) as points
+      expect(await aggregate('durable.hist')).toBe(BATCHES * 3); // a histogram's count is its observations
     } finally {
       second.child.kill('SIGTERM');
       await new Promise((r) => second.child.once('exit', r));

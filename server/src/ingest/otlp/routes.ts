@@ -16,17 +16,17 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import type { ProjectRecord } from '../../domains/projects/store.js';
 import { ApiError, invalidRequest, unsupportedMediaType } from '../../http/errors.js';
 import { requestProject } from '../../http/project-scope.js';
 import { ProjectQuery, errors } from '../../http/schemas.js';
 import { decodeJsonRequest, decodeProtobufRequest } from './decode.js';
+import { otlpRequestDoc, otlpSuccessResponse } from './openapi.js';
 import { decodeLogsJson, decodeLogsProtobuf } from './logs-decode.js';
 import { ingestLogs } from './logs-ingest.js';
 import { ingestMetrics } from './metrics-ingest.js';
-import { REJECTED_FIELD, encodeExportResponse, encodeSignalResponse, type OtlpFormat, type OtlpSignal } from './response.js';
+import { encodeExportResponse, encodeSignalResponse, type OtlpFormat, type OtlpSignal } from './response.js';
 import { credentialOf, type SignalOutcome } from './signal-ingest.js';
 import { decodeTracesJson, decodeTracesProtobuf } from './traces-decode.js';
 import { ingestTraces } from './traces-ingest.js';
@@ -65,43 +65,12 @@ async function decodedBody(req: FastifyRequest, raw: Buffer, limit: number): Pro
   }
 }
 
-/** Export*ServiceResponse (OTLP JSON) of a signal; partialSuccess only when something was rejected (or a warning). */
-function exportJsonResponse(signal: OtlpSignal, message: string, countDescription: string) {
-  return Type.Object(
-    {
-      partialSuccess: Type.Optional(
-        Type.Object({
-          [REJECTED_FIELD[signal]]: Type.String({ description: `${countDescription} (int64 in proto3 JSON form)` }),
-          errorMessage: Type.String(),
-        }),
-      ),
-    },
-    { description: message },
-  );
-}
-
-export const ExportMetricsJsonResponse = exportJsonResponse(
-  'metrics',
-  'ExportMetricsServiceResponse (OTLP JSON); partialSuccess only when data points were rejected',
-  'data points rejected',
-);
-export const ExportTraceJsonResponse = exportJsonResponse(
-  'traces',
-  'ExportTraceServiceResponse (OTLP JSON); partialSuccess when spans were rejected, or with 0 rejected as a warning about context events that were not accepted',
-  'spans rejected',
-);
-export const ExportLogsJsonResponse = exportJsonResponse(
-  'logs',
-  'ExportLogsServiceResponse (OTLP JSON); partialSuccess only when log records were rejected',
-  'log records rejected',
-);
-
 interface SignalRoute {
   path: string;
   summary: string;
   description: string;
-  responseName: string;
-  jsonResponse: ReturnType<typeof exportJsonResponse>;
+  signal: OtlpSignal;
+  operationId: string;
   /** Decodes, stores and answers what the response reports; throws ApiError (400, 503). */
   ingest(req: FastifyRequest, body: OtlpBody, project: ProjectRecord): Promise<Buffer | string>;
 }
@@ -119,8 +88,8 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
       description:
         'ExportMetricsServiceRequest as application/x-protobuf or application/json, optionally gzip-encoded. ' +
         'A 200 means every stored data point is committed. Rejected data points are counted in partialSuccess.',
-      responseName: 'ExportMetricsServiceResponse',
-      jsonResponse: ExportMetricsJsonResponse,
+      signal: 'metrics',
+      operationId: 'exportMetrics',
       async ingest(req, body, project) {
         const request = body.format === 'json' ? decodeJsonRequest(body.bytes) : decodeProtobufRequest(body.bytes);
         return encodeExportResponse(body.format, await logged(req, project.id, 'metric points', () => ingestMetrics(ctx.metricsWriter, project, request)));
@@ -133,8 +102,8 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
         'ExportTraceServiceRequest as application/x-protobuf or application/json (trace and span ids as hex), optionally gzip-encoded. ' +
         'A 200 means every stored span is committed. The agent model (runs, steps, agent events) is derived per span at ingest. ' +
         "Spans with invalid ids or times are counted in partialSuccess; spans dropped by the project's sampling_rate are not rejected.",
-      responseName: 'ExportTraceServiceResponse',
-      jsonResponse: ExportTraceJsonResponse,
+      signal: 'traces',
+      operationId: 'exportTraces',
       async ingest(req, body, project) {
         const input = body.format === 'json' ? decodeTracesJson(body.bytes) : decodeTracesProtobuf(body.bytes);
         const outcome = await logged(req, project.id, 'spans', () => ingestTraces(ctx.spansWriter, project, credentialOf(req.principal), input, nowUs()));
@@ -147,8 +116,8 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
       description:
         'ExportLogsServiceRequest as application/x-protobuf or application/json (trace and span ids as hex), optionally gzip-encoded. ' +
         "A 200 means every stored log record is committed. Records with a trace id follow their trace's sampling.",
-      responseName: 'ExportLogsServiceResponse',
-      jsonResponse: ExportLogsJsonResponse,
+      signal: 'logs',
+      operationId: 'exportLogs',
       async ingest(req, body, project) {
         const input = body.format === 'json' ? decodeLogsJson(body.bytes) : decodeLogsProtobuf(body.bytes);
         const outcome = await logged(req, project.id, 'log records', () => ingestLogs(ctx.logsWriter, project, input, nowUs(), () => ctx.ids.uuid()));
@@ -179,20 +148,15 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
         {
           bodyLimit: limit,
           // Telemetry is data, not a change of configuration: ingestion is not written to the audit trail.
-          config: { scope: 'ingest:write', audit: 'none', accepts: OTLP_ACCEPTS },
+          config: { scope: 'ingest:write', audit: 'none', accepts: OTLP_ACCEPTS, openapi: otlpRequestDoc(r.signal, PROTOBUF_TYPES, JSON_TYPE) },
           schema: {
+            operationId: r.operationId,
             tags: ['ingest'],
             summary: r.summary,
             description: r.description,
             querystring: ProjectQuery,
             response: {
-              200: {
-                description: `${r.responseName} in the request content type`,
-                content: {
-                  'application/json': { schema: r.jsonResponse },
-                  'application/x-protobuf': { schema: { type: 'string', format: 'binary' } },
-                },
-              },
+              200: otlpSuccessResponse(r.signal, PROTOBUF_TYPES, JSON_TYPE),
               ...errors(400, 401, 403, 404, 413, 415, 503),
             },
           },
