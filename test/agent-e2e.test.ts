@@ -12,7 +12,7 @@ import type { ChildProcess } from 'node:child_process';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSvc, tempConfigHome } from '../cli/src/testing/fake-api.js';
-import { startServer, type ServerProcess } from '../server/src/testing/server-process.js';
+import { startServer, stopServer, type ServerProcess } from '../server/src/testing/server-process.js';
 import { hrMicros, isoFromMicros, readable, sendAgentRun, sendLogs, type AgentRunSpans } from '../server/src/testing/otel-agent-run.js';
 
 const OWNER_KEY = 'svc_agent_e2e_owner_key_0123456789abcdef';
@@ -68,12 +68,8 @@ describe('OpenTelemetry trace and logs SDKs -> service -> svc agent-runs / svc l
   });
 
   afterAll(async () => {
-    if (server) {
-      server.child.kill('SIGTERM');
-      await server.exited;
-    }
+    await stopServer(server, dataDir);
     home.cleanup();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   const times = (span: AgentRunSpans[keyof AgentRunSpans]) => {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSvc, tempConfigHome } from '../cli/src/testing/fake-api.js';
-import { startServer, type ServerProcess } from '../server/src/testing/server-process.js';
+import { startServer, stopServer, type ServerProcess } from '../server/src/testing/server-process.js';
 import { sendAgentRun, type AgentRunSpans } from '../server/src/testing/otel-agent-run.js';
 
 const OWNER_KEY = 'svc_cli_e2e_owner_key_0123456789abcdef';
@@ -47,12 +47,8 @@ describe('svc api-keys, traces, services, agent-sessions against the real server
   });
 
   afterAll(async () => {
-    if (server) {
-      server.child.kill('SIGTERM');
-      await server.exited;
-    }
+    await stopServer(server, dataDir);
     home.cleanup();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('svc api-keys create printed the secret once, bound to the active project, with the scopes asked for', () => {

@@ -10,7 +10,7 @@ import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { spawnSvc, tempConfigHome } from '../cli/src/testing/fake-api.js';
-import { startServer, type ServerProcess } from '../server/src/testing/server-process.js';
+import { startServer, stopServer, type ServerProcess } from '../server/src/testing/server-process.js';
 
 
 describe('first start, restart and shutdown', () => {
@@ -76,10 +76,8 @@ describe('OpenTelemetry SDK -> service -> svc', () => {
   });
 
   afterAll(async () => {
-    server.child.kill('SIGTERM');
-    await server.exited;
+    await stopServer(server, dataDir);
     home.cleanup();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('svc metrics list shows every metric with its type, and the unit and description its instrument sent', async () => {

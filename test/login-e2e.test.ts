@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configPath } from '../cli/src/config.js';
 import { spawnSvc, tempConfigHome } from '../cli/src/testing/fake-api.js';
-import { startServer, type ServerProcess } from '../server/src/testing/server-process.js';
+import { startServer, stopServer, type ServerProcess } from '../server/src/testing/server-process.js';
 
 const KEY = 'svc_login_e2e_owner_key_0123456789abcdef';
 const PROJECT = '3b9e4f0c-1d2a-4e5b-8c7d-9a0b1c2d3e4f';
@@ -47,10 +47,8 @@ describe('svc login / svc logout against the real server', () => {
   });
 
   afterAll(async () => {
-    server?.child.kill('SIGTERM');
-    await server?.exited;
+    await stopServer(server, dataDir);
     home.cleanup();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('login (device flow approved in the browser), use and refresh the session, logout revokes it', async () => {

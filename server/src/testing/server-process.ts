@@ -1,5 +1,6 @@
 /** The real server in a child process (`tsx server/src/main.ts`), on a free loopback port, for end-to-end tests. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,4 +58,13 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
     await new Promise((r) => setTimeout(r, 100));
   }
   return { child, base, stderr: () => err, stdout: () => out, exited };
+}
+
+/** The end of an end-to-end file: the server stopped gracefully (if it started) and its data dir removed. */
+export async function stopServer(server: ServerProcess | undefined, dataDir: string): Promise<void> {
+  if (server) {
+    server.child.kill('SIGTERM');
+    await server.exited;
+  }
+  fs.rmSync(dataDir, { recursive: true, force: true });
 }
