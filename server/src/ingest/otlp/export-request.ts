@@ -51,32 +51,45 @@ const TOO_DEEP = `an attribute value or log body nests arrays or kvlists more th
 /** JSON nesting of the deepest valid request: the envelope (about a dozen levels) and 4 per value level (kvlist). */
 const MAX_JSON_DEPTH = 16 + 4 * (MAX_VALUE_DEPTH + 1);
 
-/** Thrown when a value nests too deep; answered with TOO_DEEP (never the engine's stack overflow). */
+/** Thrown when a value nests too deep; answered with its own message (never the engine's stack overflow). */
 class TooDeep extends Error {}
+
+type AnyValueType = { decode(r: unknown, len?: number, err?: number): unknown; fromObject(o: unknown): unknown };
 
 /**
  * AnyValue is the one recursive OTLP message. Its generated `decode` and `fromObject` reach nested values
  * through `$root....AnyValue.decode` at call time, so wrapping the two functions counts the nesting of
  * every value they decode: the limit holds at decode time for protobuf and JSON, before anything recurses
  * deep enough to overflow the stack (decoding, the JSON text of the value, the label text of metrics).
+ * Explicit parameters (no rest array): this runs once per attribute value on the ingest path.
  */
-function limitValueDepth(type: { decode: (...a: unknown[]) => unknown; fromObject: (...a: unknown[]) => unknown }): void {
+function limitValueDepth(type: AnyValueType): void {
+  const { decode, fromObject } = type;
   let depth = 0;
-  const guard =
-    (fn: (...a: unknown[]) => unknown) =>
-    function (this: unknown, ...args: unknown[]) {
-      depth++;
-      try {
-        if (depth > MAX_VALUE_DEPTH + 1) throw new TooDeep(TOO_DEEP);
-        return fn.apply(this, args);
-      } finally {
-        depth--;
-      }
-    };
-  type.decode = guard(type.decode);
-  type.fromObject = guard(type.fromObject);
+  const enter = () => {
+    if (++depth > MAX_VALUE_DEPTH + 1) {
+      depth--;
+      throw new TooDeep(TOO_DEEP);
+    }
+  };
+  type.decode = function (r, len, err) {
+    enter();
+    try {
+      return decode.call(this, r, len, err);
+    } finally {
+      depth--;
+    }
+  };
+  type.fromObject = function (o) {
+    enter();
+    try {
+      return fromObject.call(this, o);
+    } finally {
+      depth--;
+    }
+  };
 }
-limitValueDepth(otlpProto.common.v1.AnyValue as unknown as Parameters<typeof limitValueDepth>[0]);
+limitValueDepth(otlpProto.common.v1.AnyValue as unknown as AnyValueType);
 
 /** One export request type, and what tells the decoding of one type from another's. */
 export interface RequestKind<I> {
@@ -307,7 +320,10 @@ const camel = (k: string) => k.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUp
  */
 function normalizeJson(v: unknown, drop: string, depth = 0): unknown {
   if (v === null || typeof v !== 'object') return v;
-  if (depth > MAX_JSON_DEPTH) throw new TooDeep(`request body nests JSON more than ${MAX_JSON_DEPTH} levels deep; ${TOO_DEEP}`);
+  if (depth > MAX_JSON_DEPTH)
+    throw new TooDeep(
+      `request body nests JSON more than ${MAX_JSON_DEPTH} levels deep (attribute values and log bodies may nest arrays and kvlists at most ${MAX_VALUE_DEPTH} levels)`,
+    );
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) v[i] = normalizeJson(v[i], drop, depth + 1);
     return v;
