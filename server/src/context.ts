@@ -121,7 +121,7 @@ export function buildContext(opts: {
     logs: new LogsService(logsQuery, clock),
     logTail,
     // Run costs read the project's price table when the run is read.
-    agentRuns: new AgentRunsService(new DuckDbAgentRunsQuery(opts.telemetry), llmPricing),
+    agentRuns: new AgentRunsService(new DuckDbAgentRunsQuery(opts.telemetry), llmPricing, clock),
     metricsWriter,
     spansWriter: new SpansWriter(opts.telemetry),
     logsWriter: new LogsWriter(opts.telemetry),

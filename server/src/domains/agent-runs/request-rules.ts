@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { invalidRequest } from '../../http/errors.js';
 import { decodeCursor, encodeCursor, type LimitRule } from '../../http/pagination.js';
 import { listParam } from '../../http/query.js';
+import { boundKey, checkOrder, parseTimeBound } from '../../http/time.js';
 import { TRACE_ID_PATTERN } from '../traces/query-rules.js';
 import { CANONICAL_OPERATIONS, EVENT_CATEGORIES, RUN_STATUSES } from './model.js';
 
@@ -34,20 +35,6 @@ export const MAX_IDENTITY_WINDOW_US = 7 * 24 * US_PER_HOUR;
 /** A run id is the trace id of the run. */
 export const RUN_ID_PATTERN = TRACE_ID_PATTERN;
 
-const RFC3339 = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$/;
-
-/** RFC 3339 to microseconds since the epoch (sub-microsecond digits are dropped; a leap second is the next second). */
-export function parseMicros(field: string, value: string): number {
-  const m = RFC3339.exec(value);
-  if (!m) throw invalidRequest(`${field} is not a valid RFC 3339 timestamp`);
-  const [, date, hh, mm, ss, frac, tz] = m;
-  const leap = ss === '60';
-  const ms = Date.parse(`${date}T${hh}:${mm}:${leap ? '59' : ss}${tz.toUpperCase()}`);
-  if (Number.isNaN(ms)) throw invalidRequest(`${field} is not a valid RFC 3339 timestamp`);
-  const micros = frac ? Number(frac.slice(0, 6).padEnd(6, '0')) : 0;
-  return (ms + (leap ? 1000 : 0)) * 1000 + micros;
-}
-
 /** Duration in milliseconds (fractional: microsecond precision). */
 export const durationMs = (startUs: number, endUs: number) => (endUs - startUs) / 1000;
 
@@ -56,13 +43,21 @@ export interface Window {
   untilUs?: number;
 }
 
-/** Optional closed window `[since, until]`; `since` after `until` is refused. */
-export function readWindow(q: { since?: string; until?: string }): Window {
-  const w: Window = {};
-  if (q.since !== undefined) w.sinceUs = parseMicros('since', q.since);
-  if (q.until !== undefined) w.untilUs = parseMicros('until', q.until);
-  if (w.sinceUs !== undefined && w.untilUs !== undefined && w.sinceUs > w.untilUs) throw invalidRequest('since must not be after until');
-  return w;
+/** A window and what a cursor's fingerprint keeps of it (a duration's text, a timestamp's instant). */
+export interface ReadWindow {
+  window: Window;
+  key: (string | number | null)[];
+}
+
+/** Optional closed window `[since, until]` in the API's time vocabulary (http/time.ts); `since` after `until` is refused. */
+export function readWindow(q: { since?: string; until?: string }, nowMs: number): ReadWindow {
+  const since = q.since !== undefined ? parseTimeBound('since', q.since, nowMs) : undefined;
+  const until = q.until !== undefined ? parseTimeBound('until', q.until, nowMs) : undefined;
+  checkOrder('since', 'until', since?.us, until?.us);
+  const window: Window = {};
+  if (since) window.sinceUs = since.us;
+  if (until) window.untilUs = until.us;
+  return { window, key: [boundKey(q.since, since), boundKey(q.until, until)] };
 }
 
 /** A repeated-or-comma-separated closed filter (spec 1 "General query rules" 5): an unrecognized value is 400. */
@@ -110,12 +105,12 @@ const nonEmpty = (field: string, v: string | undefined) => {
  * window, or a window no wider than 24 hours; otherwise rejected." Also: the deprecated `outcome`
  * selector is refused, and `context_source_id` only narrows another anchor.
  */
-export function eventSelection(q: EventQueryInput): EventSelection {
+export function eventSelection(q: EventQueryInput, nowMs: number): { sel: EventSelection; key: unknown[] } {
   if (q.outcome !== undefined)
     throw invalidRequest('the outcome selector is deprecated and refused: agent events have no outcome (step outcomes are in the run graph)');
   const categories = categoryFilter(q.category);
   const canonicalOperations = canonicalOperationFilter(q.canonical_operation);
-  const window = readWindow(q);
+  const { window, key } = readWindow(q, nowMs);
   const traceId = nonEmpty('run_id', q.run_id)?.toLowerCase();
   if (traceId !== undefined && !new RegExp(RUN_ID_PATTERN).test(traceId)) throw invalidRequest('run_id must be 32 hexadecimal characters');
   const sessionKey = nonEmpty('session_key', q.session_key);
@@ -138,7 +133,8 @@ export function eventSelection(q: EventQueryInput): EventSelection {
       throw invalidRequest('a window without another anchor is at most 24 hours (add run_id, session_key or observation_key)');
     }
   }
-  return { ...window, traceId, sessionKey, observationKey, categories, canonicalOperations, contextSourceId };
+  const sel = { ...window, traceId, sessionKey, observationKey, categories, canonicalOperations, contextSourceId };
+  return { sel, key: [key, { ...sel, sinceUs: undefined, untilUs: undefined }] };
 }
 
 /**

@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuery, NextCursorField } from '../../http/pagination.js';
 import { ProjectSelectorQuery, stringEnum } from '../../http/schemas.js';
+import { TIME_DESCRIPTION } from '../../http/time.js';
 import { GROUP_COST_REASONS, RUN_COST_REASONS } from './cost.js';
 import { CANONICAL_OPERATIONS, CONTEXT_KINDS, EVENT_CATEGORIES, MEMORY_TRUST_LABELS, OUTCOMES, RUN_STATUSES } from './model.js';
 import {
@@ -24,8 +25,8 @@ const limitQuery = (d: { default: number; max: number }) =>
 const repeatable = (what: string, values: readonly string[]) =>
   Type.Optional(Type.Array(Type.String(), { description: `${what}: repeated or comma-separated, OR within; one of ${values.join(', ')}; anything else is 400` }));
 const Window = {
-  since: Type.Optional(Timestamp('RFC 3339; closed window start')),
-  until: Type.Optional(Timestamp('RFC 3339; closed window end')),
+  since: Type.Optional(Type.String({ description: `${TIME_DESCRIPTION}; closed window start` })),
+  until: Type.Optional(Type.String({ description: `${TIME_DESCRIPTION}; closed window end` })),
 };
 
 const CostFields = {

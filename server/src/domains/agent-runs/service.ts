@@ -12,7 +12,8 @@
  * - A cursor continues only the query it was issued for (project, selectors, filters, time bounds): another
  *   query with it is 400 (spec 1 "Pagination" rule 5 made checkable).
  * - `since`/`until` are a closed window on the run start (runs), the session start (sessions) or the event
- *   time (events); RFC 3339, microsecond precision.
+ *   time (events), in the API's time vocabulary (http/time.ts: RFC 3339 or a duration before now such as
+ *   `1h`), microsecond precision. A cursor of a duration window continues with the duration's text.
  * - A malformed run id in the path (not 32 hex characters) is 400; an unknown run, or a run of another
  *   project, is 404 (the same answer). Upper-case hex is accepted and read as lower case.
  * - The run's counts (`step_count`, `error_steps`, `tool_calls`, `model_calls`, `safety_error_steps`) and
@@ -37,6 +38,7 @@
  */
 import { invalidRequest, notFound, tooLarge } from '../../http/errors.js';
 import { readLimit } from '../../http/pagination.js';
+import { systemClock, type Clock } from '../../lib/clock.js';
 import { groupCost, PriceBook, runCosts, stepCost, type Cost, type RunCostReason, type StepCost } from './cost.js';
 import { MEMORY_OPERATIONS, MODEL_OPERATIONS, OP, OUTCOMES, type Outcome } from './model.js';
 import type { ModelPrices } from './pricing-port.js';
@@ -118,7 +120,12 @@ export class AgentRunsService {
   constructor(
     private readonly store: AgentRunsStore,
     private readonly pricing: ModelPrices,
+    private readonly clock: Clock = systemClock,
   ) {}
+
+  private nowMs(): number {
+    return this.clock.now().getTime();
+  }
 
   // ---- runs
 
@@ -140,9 +147,9 @@ export class AgentRunsService {
     const statuses = runStatusFilter(q.status);
     const sessionKey = nonEmpty('session_key', q.session_key);
     const observationKey = nonEmpty('observation_key', q.observation_key);
-    const window = readWindow(q);
+    const { window, key } = readWindow(q, this.nowMs());
     const limit = readLimit(q.limit, RUN_LIMIT);
-    const fp = fingerprint(['runs', projectId, statuses ?? null, sessionKey ?? null, observationKey ?? null, window.sinceUs ?? null, window.untilUs ?? null]);
+    const fp = fingerprint(['runs', projectId, statuses ?? null, sessionKey ?? null, observationKey ?? null, ...key]);
     const pos = readCursor(q.cursor, fp);
     if (pos && !HEX32.test(pos.id)) throw malformedCursor();
     const rows = await this.store.runs(
@@ -235,9 +242,9 @@ export class AgentRunsService {
   }
 
   async listSessions(projectId: string, q: SessionListInput) {
-    const window = readWindow(q);
+    const { window, key } = readWindow(q, this.nowMs());
     const limit = readLimit(q.limit, SESSION_LIMIT);
-    const fp = fingerprint(['sessions', projectId, window.sinceUs ?? null, window.untilUs ?? null]);
+    const fp = fingerprint(['sessions', projectId, ...key]);
     const pos = readCursor(q.cursor, fp);
     const rows = await this.store.sessions(
       { projectId, ...window },
@@ -291,9 +298,9 @@ export class AgentRunsService {
   // ---- agent events
 
   async listEvents(projectId: string, q: EventListInput) {
-    const sel = eventSelection(q);
+    const { sel, key } = eventSelection(q, this.nowMs());
     const limit = readLimit(q.limit, EVENT_LIMIT);
-    const fp = fingerprint(['events', projectId, sel]);
+    const fp = fingerprint(['events', projectId, key]);
     const pos = readCursor(q.cursor, fp);
     let after;
     if (pos) {

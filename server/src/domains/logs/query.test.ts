@@ -220,6 +220,15 @@ describe('log search, context and delete', () => {
       expect(await bodies(b.key, '/logs')).toEqual(['other project']);
     });
 
+    it('20 concurrent identical deletes all answer 200 and remove each record once ("deleting must be idempotent and safe under concurrency")', async () => {
+      const { projectId, key } = await fresh();
+      await insertLogs(db(), Array.from({ length: 30 }, (_, i) => ({ projectId, at: '2024-06-01T11:00:00Z', body: `race ${i}`, service: 'api' })));
+      const answers = await Promise.all(Array.from({ length: 20 }, () => del(key, 'since=1d&until=2024-06-01T12:00:00Z&service=api')));
+      expect(answers.map((r) => r.statusCode)).toEqual(Array(20).fill(200));
+      expect(answers.reduce((n, r) => n + r.json().deleted, 0)).toBe(30);
+      expect(await bodies(key, '/logs')).toEqual([]);
+    });
+
     it('"Not undone by revocation: ... deletions (delete_log, delete_trace)"', async () => {
       const { projectId, key, keyId } = await fresh();
       await insertLogs(db(), [{ projectId, at: '2024-06-01T11:00:00Z', body: 'secret', service: 'api' }]);

@@ -58,19 +58,17 @@ describe('metrics aggregate', () => {
     ]);
   });
 
-  it('bucket alignment holds before 1970 too (floor, not truncation toward zero)', async () => {
+  it('a time_range before 1970 is 400 (no OTLP timestamp is before the epoch; docs/api-conventions.md "Time"); one starting at the epoch is read', async () => {
     const { projectId, key } = await fresh();
     await insertMetric(t, { projectId, name: 'old' }, [
-      ['1969-12-31T22:59:59.999Z', 1],
       ['1969-12-31T23:30:00Z', 2],
       ['1970-01-01T00:30:00Z', 4],
     ]);
     const r = await aggregate(key, { metric_name: 'old', aggregation: 'sum', time_range: { start: '1969-12-31T22:00:00Z', end: '1970-01-01T01:00:00Z' } });
-    expect(r.json().series[0].points).toEqual([
-      { timestamp: '1969-12-31T22:00:00.000Z', value: 1 },
-      { timestamp: '1969-12-31T23:00:00.000Z', value: 2 },
-      { timestamp: '1970-01-01T00:00:00.000Z', value: 4 },
-    ]);
+    expect(r.statusCode).toBe(400);
+    expect(r.json().message).toContain('time_range.start must be an RFC 3339 timestamp from 1970-01-01T00:00:00Z');
+    const epoch = await aggregate(key, { metric_name: 'old', aggregation: 'sum', time_range: { start: '1970-01-01T00:00:00Z', end: '1970-01-01T01:00:00Z' } });
+    expect(epoch.json().series[0].points).toEqual([{ timestamp: '1970-01-01T00:00:00.000Z', value: 4 }]);
   });
 
   it('points stamped at or before the metric\'s tombstone are excluded; later ones are data', async () => {

@@ -131,6 +131,22 @@ describe('metric delete', () => {
     clock.set(NOW);
   });
 
+  it('defect: 20 concurrent identical deletes all answer the same 200 ("deleting must be idempotent and safe under concurrency"), one tombstone, the data gone', async () => {
+    clock.set(NOW);
+    const { projectId, key } = await fresh();
+    await insertMetric(t, { projectId, name: 'race' }, [['2024-06-01T01:00:00Z', 1]]);
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => del(key, 'race')));
+      expect(answers.map((r) => r.statusCode)).toEqual(Array(20).fill(200));
+      expect(new Set(answers.map((r) => r.body))).toEqual(new Set([JSON.stringify({ metric_name: 'race', deleted: true, deleted_at: NOW })]));
+    }
+    expect(await stored(projectId, 'race')).toBe(0);
+    const tombstones = await t.ctx.telemetry.read((c) =>
+      c.runAndReadAll('SELECT count(*) FROM metric_tombstones WHERE project_id = $p AND name = $n', { p: projectId, n: 'race' }),
+    );
+    expect(Number(tombstones.getRowsJS()[0][0])).toBe(1);
+  });
+
   it('the metric name is URL-encoded in the path (a%2Fb deletes "a/b", not "a" or "b")', async () => {
     clock.set(NOW);
     const { projectId, key } = await fresh();

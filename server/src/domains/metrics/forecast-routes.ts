@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.js';
 import { checkBodyProjectSelector } from '../../http/auth.js';
 import { resolveProject } from '../../http/project-scope.js';
 import { errors } from '../../http/schemas.js';
+import { TIME_DESCRIPTION } from '../../http/time.js';
 import { BAND_SEMANTICS, MAX_HORIZON, MAX_SENSITIVITY } from './forecast-model.js';
 import { DEFAULT_INTERVAL, FORECAST_INTERVALS, ForecastService } from './forecast-service.js';
 
@@ -20,7 +21,7 @@ export const ForecastBody = Type.Object(
     project_id: Type.Optional(Type.String({ description: 'required for organization-level credentials' })),
     time_range: Type.Optional(
       Type.Object(
-        { start: Type.Optional(Type.String({ format: 'date-time' })), end: Type.Optional(Type.String({ format: 'date-time' })) },
+        { start: Type.Optional(Type.String({ description: TIME_DESCRIPTION })), end: Type.Optional(Type.String({ description: TIME_DESCRIPTION })) },
         { additionalProperties: false, description: 'default: the last seven days' },
       ),
     ),

@@ -8,6 +8,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { TelemetryDb } from '../../storage/telemetry/duckdb/open.js';
 import { readForecastHistory } from '../../storage/telemetry/duckdb/forecast-history.js';
 import { DAY_MS, DEFAULT_HORIZON, fitForecast } from './forecast-model.js';
+import { timeRangeMs } from './request-rules.js';
 
 export const FORECAST_INTERVALS: Record<string, number> = {
   '1m': 60_000,
@@ -44,9 +45,7 @@ export class ForecastService {
   async forecast(projectId: string, req: ForecastRequest) {
     const interval = req.interval ?? DEFAULT_INTERVAL;
     const intervalMs = FORECAST_INTERVALS[interval];
-    const endMs = req.time_range?.end ? Date.parse(req.time_range.end) : this.clock.now().getTime();
-    const startMs = req.time_range?.start ? Date.parse(req.time_range.start) : endMs - DEFAULT_HISTORY_MS;
-    if (startMs > endMs) throw invalidRequest('time_range.start must not be after time_range.end');
+    const { startMs, endMs } = timeRangeMs(req.time_range, this.clock.now().getTime(), DEFAULT_HISTORY_MS);
     const buckets = Math.floor(endMs / intervalMs) - Math.floor(startMs / intervalMs) + 1;
     if (buckets > MAX_HISTORY_BUCKETS)
       throw invalidRequest(`time_range spans ${buckets} buckets of ${interval}; the limit is ${MAX_HISTORY_BUCKETS}`);

@@ -3,6 +3,7 @@
  * 500-point and 50-series limits. The decisions behind these rules are listed in service.ts.
  */
 import { invalidRequest, tooLarge } from '../../http/errors.js';
+import { checkOrder, parseTimeMs } from '../../http/time.js';
 import type { Clock } from '../../lib/clock.js';
 import { AGGREGATION_VALUES, METRIC_TYPE_VALUES, type Aggregation, type LabelFilter, type TimeWindow } from './store.js';
 
@@ -76,26 +77,23 @@ export interface HistogramInput {
   environment?: string;
 }
 
-/** RFC 3339 to epoch ms. The schema has already checked the syntax; a leap second (:60) is the next second. */
-export function parseTimestamp(field: string, value: string): number {
-  const normal = value.toUpperCase().replace(' ', 'T');
-  let ms = Date.parse(normal);
-  if (Number.isNaN(ms)) {
-    const leap = /^(.*T\d{2}:\d{2}:)60(.*)$/.exec(normal);
-    if (leap) ms = Date.parse(`${leap[1]}59${leap[2]}`) + SECOND;
-  }
-  if (!Number.isFinite(ms)) throw invalidRequest(`${field} is not a valid RFC 3339 timestamp`);
-  return ms;
-}
-
 export const isoTime = (ms: number) => new Date(ms).toISOString();
 
-export function optionalWindow(q: WindowQuery): TimeWindow {
+export function optionalWindow(q: WindowQuery, nowMs: number): TimeWindow {
   const w: TimeWindow = {};
-  if (q.start_time !== undefined) w.startMs = parseTimestamp('start_time', q.start_time);
-  if (q.end_time !== undefined) w.endMs = parseTimestamp('end_time', q.end_time);
-  if (w.startMs !== undefined && w.endMs !== undefined && w.startMs > w.endMs) throw invalidRequest('start_time must not be after end_time');
+  if (q.start_time !== undefined) w.startMs = parseTimeMs('start_time', q.start_time, nowMs);
+  if (q.end_time !== undefined) w.endMs = parseTimeMs('end_time', q.end_time, nowMs);
+  checkOrder('start_time', 'end_time', w.startMs, w.endMs);
   return w;
+}
+
+/** `time_range` to milliseconds: the given bounds, else `defaultMs` before the end (default now), or now after the start. */
+export function timeRangeMs(timeRange: TimeRangeInput | undefined, nowMs: number, defaultMs: number): { startMs: number; endMs: number } {
+  let endMs = timeRange?.end !== undefined ? parseTimeMs('time_range.end', timeRange.end, nowMs) : undefined;
+  const startMs = timeRange?.start !== undefined ? parseTimeMs('time_range.start', timeRange.start, nowMs) : Math.max(0, (endMs ?? nowMs) - defaultMs);
+  endMs ??= timeRange?.start !== undefined ? nowMs : startMs + defaultMs;
+  checkOrder('time_range.start', 'time_range.end', startMs, endMs);
+  return { startMs, endMs };
 }
 
 function checkKey(where: string, key: string): void {
@@ -114,11 +112,7 @@ function oneOf<T extends string>(field: string, value: string | undefined, allow
 export function resolveGrid(clock: Clock, timeRange: TimeRangeInput | undefined, stepName: string | undefined) {
   const step = oneOf('step', stepName, STEPS, DEFAULT_STEP);
   const stepMs = STEP_MS[step];
-  const now = clock.now().getTime();
-  let endMs = timeRange?.end !== undefined ? parseTimestamp('time_range.end', timeRange.end) : undefined;
-  const startMs = timeRange?.start !== undefined ? parseTimestamp('time_range.start', timeRange.start) : (endMs ?? now) - DEFAULT_WINDOW_MS;
-  endMs ??= timeRange?.start !== undefined ? now : startMs + DEFAULT_WINDOW_MS;
-  if (startMs > endMs) throw invalidRequest('time_range.start must not be after time_range.end');
+  const { startMs, endMs } = timeRangeMs(timeRange, clock.now().getTime(), DEFAULT_WINDOW_MS);
   const buckets = Math.floor(endMs / stepMs) - Math.floor(startMs / stepMs) + 1;
   if (buckets > MAX_POINTS_PER_SERIES)
     throw invalidRequest(

@@ -1,6 +1,7 @@
 /** TypeBox schemas of the metrics endpoints (spec 1, "Metrics endpoints"). */
 import { Type, type Static } from '@sinclair/typebox';
 import { ProjectSelectorQuery, stringEnum } from '../../http/schemas.js';
+import { TIME_DESCRIPTION } from '../../http/time.js';
 import {
   AGGREGATIONS,
   LABEL_KEY_MAX_LENGTH,
@@ -14,7 +15,7 @@ import {
 } from './request-rules.js';
 import type { Aggregation, MetricType } from './store.js';
 
-const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339' });
+const Timestamp = Type.String({ description: TIME_DESCRIPTION });
 
 const MetricName = Type.String({ minLength: 1, description: 'exact metric name' });
 

@@ -93,7 +93,7 @@ export class MetricsService {
   ) {}
 
   async names(projectId: string, q: WindowQuery) {
-    const window = optionalWindow(q);
+    const window = optionalWindow(q, this.clock.now().getTime());
     const page = await this.store.names(projectId, window, MAX_METRIC_NAMES);
     return metricNameList(page, this.clock.now());
   }
@@ -103,7 +103,7 @@ export class MetricsService {
    * window; `service_name` and `environment` are not labels (they have their own filters).
    */
   async labels(caller: Principal, projectId: string, metricName: string, q: WindowQuery) {
-    const window = optionalWindow(q);
+    const window = optionalWindow(q, this.clock.now().getTime());
     const rows = await this.store.labels(projectId, metricName, window);
     return { labels: visibleLabels(caller, projectId, rows) };
   }

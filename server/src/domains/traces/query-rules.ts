@@ -4,9 +4,8 @@
  * attributes and the microsecond timestamps of the answers. No HTTP, no SQL.
  *
  * Decisions (quoted by the README):
- * - `since` and `until` take an RFC 3339 timestamp (fractions up to nanoseconds are read to the
- *   microsecond) or a positive duration meaning "that long before now": digits then `s`, `m`, `h`, `d`
- *   or `w` (`30m`, `6h`, `7d`), the same grammar as the CLI's time flags. Anything else is 400.
+ * - `since` and `until` follow the API's one time vocabulary (http/time.ts): an RFC 3339 timestamp or a
+ *   positive duration before now (`30m`, `6h`, `7d`), the same grammar as the CLI's time flags.
  * - The window is closed at both ends. Default: the 24 hours ending at `until` (default now); with only
  *   `since`, from `since` to now. `since` after `until` is 400.
  * - `attr` is repeatable; each occurrence is one `key=value` condition (split at the first `=`; the value
@@ -27,7 +26,8 @@
 import { invalidRequest, permissionDenied } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
 import { CONTENT_READ_SCOPE, isRecordedContentKey, mayReadRecordedContent } from '../metrics/names-labels.js';
-import { LABEL_KEY_MAX_LENGTH, LABEL_KEY_PATTERN, parseTimestamp } from '../metrics/request-rules.js';
+import { checkOrder, MIN_TIME_US, parseTimeUs } from '../../http/time.js';
+import { LABEL_KEY_MAX_LENGTH, LABEL_KEY_PATTERN } from '../metrics/request-rules.js';
 
 export const US_PER_MS = 1000;
 export const DEFAULT_WINDOW_US = 24 * 3600 * 1_000_000;
@@ -40,10 +40,6 @@ const ATTR_KEY = new RegExp(ATTR_KEY_PATTERN);
 export const TRACE_ID_PATTERN = '^[0-9a-fA-F]{32}$';
 export const SPAN_ID_PATTERN = '^[0-9a-fA-F]{16}$';
 
-const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
-const DURATION = /^(\d{1,12})([smhdw])$/;
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-](\d{2}):(\d{2}))$/;
-
 /** A closed window in microseconds since the epoch. */
 export interface WindowUs {
   fromUs: number;
@@ -55,38 +51,14 @@ export interface WindowQuery {
   until?: string;
 }
 
-/** A duration or an RFC 3339 timestamp, to microseconds since the epoch. */
-export function parseTimeParam(field: string, value: string, nowMs: number): number {
-  const d = DURATION.exec(value);
-  if (d) {
-    const ms = Number(d[1]) * UNIT_MS[d[2]];
-    if (ms <= 0) throw invalidRequest(`${field} must be a positive duration or an RFC 3339 timestamp`);
-    return (nowMs - ms) * US_PER_MS;
-  }
-  const m = RFC3339.exec(value);
-  if (m) {
-    const [month, day, hour, minute, second] = m.slice(2, 7).map(Number);
-    const daysInMonth = new Date(Date.UTC(Number(m[1]), month, 0)).getUTCDate();
-    const calendarOk = month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 60;
-    const offsetOk = m[9] === undefined || (Number(m[9]) <= 23 && Number(m[10]) <= 59);
-    if (calendarOk && offsetOk) {
-      // Milliseconds through the metrics parser (leap seconds included), then the fraction's 4th to 6th digits.
-      const ms = parseTimestamp(field, value);
-      const subMs = Number((m[7] ?? '').padEnd(6, '0').slice(3, 6));
-      return ms * US_PER_MS + subMs;
-    }
-  }
-  throw invalidRequest(`${field} must be an RFC 3339 timestamp (e.g. 2024-06-01T12:00:00Z) or a positive duration before now (e.g. 30m, 6h, 7d; units s, m, h, d, w)`);
-}
-
 /** `since`/`until` to a closed window; default the `defaultUs` ending at `until` (or now). */
 export function resolveWindow(q: WindowQuery, nowMs: number, defaultUs = DEFAULT_WINDOW_US): WindowUs {
   const nowUs = nowMs * US_PER_MS;
-  const until = q.until !== undefined ? parseTimeParam('until', q.until, nowMs) : undefined;
-  const since = q.since !== undefined ? parseTimeParam('since', q.since, nowMs) : undefined;
+  const until = q.until !== undefined ? parseTimeUs('until', q.until, nowMs) : undefined;
+  const since = q.since !== undefined ? parseTimeUs('since', q.since, nowMs) : undefined;
+  checkOrder('since', 'until', since, until);
   const toUs = until ?? (since !== undefined ? Math.max(nowUs, since) : nowUs);
-  const fromUs = since ?? toUs - defaultUs;
-  if (fromUs > toUs) throw invalidRequest('since must not be after until');
+  const fromUs = since ?? Math.max(MIN_TIME_US, toUs - defaultUs);
   return { fromUs, toUs };
 }
 

@@ -2,12 +2,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery, NextCursorField } from '../../http/pagination.js';
 import { ProjectSelectorQuery, stringEnum } from '../../http/schemas.js';
+import { TIME_DESCRIPTION } from '../../http/time.js';
 import { MAX_ATTR_KEYS, MAX_ATTR_VALUES, TRACE_ID_PATTERN } from './query-rules.js';
 import { SPAN_STATUSES, type SpanStatus } from './store.js';
 
-export const Time = Type.String({
-  description: 'RFC 3339 timestamp (e.g. 2024-06-01T12:00:00Z) or a positive duration before now (30m, 6h, 7d; units s, m, h, d, w)',
-});
+export const Time = Type.String({ description: TIME_DESCRIPTION });
 export const WindowQuery = {
   since: Type.Optional(Type.String({ description: `${Time.description}; window start (inclusive), default until minus 24 hours` })),
   until: Type.Optional(Type.String({ description: `${Time.description}; window end (inclusive), default now` })),

@@ -144,6 +144,16 @@ describe('DELETE /traces/{traceId} is durable', () => {
     expect(await count('SELECT count(*) FROM spans WHERE project_id = $p', p.projectId)).toBe(0);
   });
 
+  it('20 concurrent identical deletes: one 200, the others 404 (already gone), never 5xx; one tombstone', async () => {
+    const p = await projectWithKey(t, SCOPES);
+    const tid = traceId();
+    expect((await postTraces(t, runRequest(tid), { key: p.key })).statusCode).toBe(200);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => t.call({ method: 'DELETE', url: `/api/v1/traces/${tid}`, key: p.key })));
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([200, ...Array(19).fill(404)]);
+    expect(await count('SELECT count(*) FROM trace_tombstones WHERE project_id = $p', p.projectId)).toBe(1);
+    expect(await count('SELECT count(*) FROM spans WHERE project_id = $p', p.projectId)).toBe(0);
+  });
+
   it('deleting the project removes its tombstones', async () => {
     const p = await projectWithKey(t, SCOPES);
     const tid = traceId();

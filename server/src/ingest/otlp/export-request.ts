@@ -45,6 +45,52 @@ const protobufjs = createRequire(require.resolve(ROOT))('protobufjs/minimal') as
 const Resource = otlpProto.resource.v1.Resource as Decodable<{ attributes: KeyValue[] }>;
 const InstrumentationScope = otlpProto.common.v1.InstrumentationScope as Decodable<{ name?: string | null }>;
 
+/** Arrays and kvlists in an attribute value or a log body nest at most this many levels (a plain value is level 0). */
+export const MAX_VALUE_DEPTH = 64;
+const TOO_DEEP = `an attribute value or log body nests arrays or kvlists more than ${MAX_VALUE_DEPTH} levels deep; at most ${MAX_VALUE_DEPTH} levels are accepted`;
+/** JSON nesting of the deepest valid request: the envelope (about a dozen levels) and 4 per value level (kvlist). */
+const MAX_JSON_DEPTH = 16 + 4 * (MAX_VALUE_DEPTH + 1);
+
+/** Thrown when a value nests too deep; answered with its own message (never the engine's stack overflow). */
+class TooDeep extends Error {}
+
+type AnyValueType = { decode(r: unknown, len?: number, err?: number): unknown; fromObject(o: unknown): unknown };
+
+/**
+ * AnyValue is the one recursive OTLP message. Its generated `decode` and `fromObject` reach nested values
+ * through `$root....AnyValue.decode` at call time, so wrapping the two functions counts the nesting of
+ * every value they decode: the limit holds at decode time for protobuf and JSON, before anything recurses
+ * deep enough to overflow the stack (decoding, the JSON text of the value, the label text of metrics).
+ * Explicit parameters (no rest array): this runs once per attribute value on the ingest path.
+ */
+function limitValueDepth(type: AnyValueType): void {
+  const { decode, fromObject } = type;
+  let depth = 0;
+  const enter = () => {
+    if (++depth > MAX_VALUE_DEPTH + 1) {
+      depth--;
+      throw new TooDeep(TOO_DEEP);
+    }
+  };
+  type.decode = function (r, len, err) {
+    enter();
+    try {
+      return decode.call(this, r, len, err);
+    } finally {
+      depth--;
+    }
+  };
+  type.fromObject = function (o) {
+    enter();
+    try {
+      return fromObject.call(this, o);
+    } finally {
+      depth--;
+    }
+  };
+}
+limitValueDepth(otlpProto.common.v1.AnyValue as unknown as AnyValueType);
+
 /** One export request type, and what tells the decoding of one type from another's. */
 export interface RequestKind<I> {
   /** `ExportMetricsServiceRequest`, ... (in error messages). */
@@ -203,6 +249,7 @@ export function protobufInput<I>(bytes: Uint8Array, kind: RequestKind<I>): Signa
         walk(bytes, kind, visit);
       } catch (e) {
         if (e instanceof VisitError) throw e.error;
+        if (e instanceof TooDeep) throw invalidRequest(e.message);
         throw invalidRequest(`request body is not a valid protobuf ${kind.name}: ${reason(e, kind)}`);
       }
     },
@@ -229,6 +276,7 @@ export function jsonInput<I>(bytes: Uint8Array, kind: RequestKind<I>, fixItem?: 
     if (fixItem) eachJsonItem(o, kind.levels, fixItem);
     return treeInput(kind.request.fromObject(o) as Record<string, unknown>, kind.levels);
   } catch (e) {
+    if (e instanceof TooDeep) throw invalidRequest(e.message);
     throw invalidRequest(`request body is not a valid OTLP JSON ${kind.name}: ${reason(e, kind)}`);
   }
 }
@@ -258,26 +306,35 @@ function eachJsonItem(o: Record<string, unknown>, path: [string, string, string]
 }
 
 function reason(e: unknown, kind: RequestKind<unknown>): string {
+  // A stack overflow elsewhere (e.g. deeply nested unknown groups the decoder skips) is told in our words.
+  if (e instanceof RangeError && /call stack/i.test(e.message)) return 'it nests too deeply';
   const msg = e instanceof Error ? e.message : String(e);
   return msg.replace(kind.typePrefix, '').slice(0, 300);
 }
 
 const camel = (k: string) => k.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
-/** In place: snake_case keys become lowerCamelCase (the camelCase one wins when both are sent); `drop` goes. */
-function normalizeJson(v: unknown, drop: string): unknown {
+/**
+ * In place: snake_case keys become lowerCamelCase (the camelCase one wins when both are sent); `drop` goes.
+ * Nesting deeper than any valid request is refused here, before `fromObject` recurses.
+ */
+function normalizeJson(v: unknown, drop: string, depth = 0): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (depth > MAX_JSON_DEPTH)
+    throw new TooDeep(
+      `request body nests JSON more than ${MAX_JSON_DEPTH} levels deep (attribute values and log bodies may nest arrays and kvlists at most ${MAX_VALUE_DEPTH} levels)`,
+    );
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) v[i] = normalizeJson(v[i], drop);
+    for (let i = 0; i < v.length; i++) v[i] = normalizeJson(v[i], drop, depth + 1);
     return v;
   }
-  if (v === null || typeof v !== 'object') return v;
   const o = v as Record<string, unknown>;
   for (const k of Object.keys(o)) {
     if (k === '__proto__' || k === drop) {
       delete o[k];
       continue;
     }
-    const value = normalizeJson(o[k], drop);
+    const value = normalizeJson(o[k], drop, depth + 1);
     if (k.includes('_')) {
       delete o[k];
       const c = camel(k);

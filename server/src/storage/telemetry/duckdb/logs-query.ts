@@ -20,7 +20,7 @@ import type {
   LogsStore,
 } from '../../../domains/logs/store.js';
 import type { TelemetryDb } from './open.js';
-import { exec, rows, type Params } from './statements.js';
+import { deleteQueue, exec, rows, type Params } from './statements.js';
 import { attrConditions, attrPath, inTransaction, num, str } from './traces-query.js';
 
 const textCases = Object.entries(SEVERITY_TEXT_RANKS)
@@ -254,7 +254,7 @@ export class DuckDbLogsQuery implements LogsStore {
   delete(q: { projectId: string; filter: LogFilter; fromUs?: number; toUs?: number }): Promise<number> {
     const params: Params = {};
     const conds = conditions(q.projectId, q.filter, params, q);
-    return inTransaction(this.db, (c) => exec(c, `DELETE FROM logs WHERE ${conds.join(' AND ')}`, params));
+    return deleteQueue(this.db).run(() => inTransaction(this.db, (c) => exec(c, `DELETE FROM logs WHERE ${conds.join(' AND ')}`, params)));
   }
 
   maxIngested(projectId: string): Promise<number | null> {

@@ -26,7 +26,7 @@ import type {
 } from '../../../domains/metrics/store.js';
 import { counterIncreasesSql, hasCounterSamples } from './counter-increases.js';
 import type { TelemetryDb } from './open.js';
-import { bound, rows, type Params } from './statements.js';
+import { bound, deleteQueue, rows, type Params } from './statements.js';
 
 const MIN_TS = -(2n ** 63n);
 const MAX_TS = 2n ** 63n - 1n;
@@ -312,29 +312,31 @@ export class DuckDbMetricsQuery implements MetricsStore {
 
   deleteMetric(projectId: string, metricName: string, atMs: number): Promise<number> {
     const p = { project: projectId, name: metricName, at: BigInt(atMs) };
-    return this.db.read(async (c) => {
-      for (let attempt = 1; ; attempt++) {
-        await c.run('BEGIN TRANSACTION');
-        try {
-          const [[effective]] = await rows(
-            c,
-            `INSERT INTO metric_tombstones (project_id, name, deleted_at_ms) VALUES ($project, $name, $at)
-             ON CONFLICT (project_id, name) DO UPDATE SET deleted_at_ms = greatest(deleted_at_ms, excluded.deleted_at_ms)
-             RETURNING deleted_at_ms`,
-            p,
-          );
-          const del = { project: projectId, name: metricName, at: effective as bigint };
-          await exec(c, 'DELETE FROM metric_points WHERE project_id = $project AND name = $name AND ts <= $at', del);
-          await exec(c, 'DELETE FROM metric_histograms WHERE project_id = $project AND name = $name AND ts <= $at', del);
-          await c.run('COMMIT');
-          return ms(effective);
-        } catch (e) {
-          await c.run('ROLLBACK').catch(() => undefined);
-          // A concurrent writer touching the same rows: the delete is idempotent, so try again.
-          if (attempt < 3 && isConflict(e)) continue;
-          throw e;
+    return deleteQueue(this.db).run(() =>
+      this.db.read(async (c) => {
+        for (let attempt = 1; ; attempt++) {
+          await c.run('BEGIN TRANSACTION');
+          try {
+            const [[effective]] = await rows(
+              c,
+              `INSERT INTO metric_tombstones (project_id, name, deleted_at_ms) VALUES ($project, $name, $at)
+               ON CONFLICT (project_id, name) DO UPDATE SET deleted_at_ms = greatest(deleted_at_ms, excluded.deleted_at_ms)
+               RETURNING deleted_at_ms`,
+              p,
+            );
+            const del = { project: projectId, name: metricName, at: effective as bigint };
+            await exec(c, 'DELETE FROM metric_points WHERE project_id = $project AND name = $name AND ts <= $at', del);
+            await exec(c, 'DELETE FROM metric_histograms WHERE project_id = $project AND name = $name AND ts <= $at', del);
+            await c.run('COMMIT');
+            return ms(effective);
+          } catch (e) {
+            await c.run('ROLLBACK').catch(() => undefined);
+            // A concurrent writer touching the same rows: the delete is idempotent, so try again.
+            if (attempt < 3 && isConflict(e)) continue;
+            throw e;
+          }
         }
-      }
-    });
+      }),
+    );
   }
 }

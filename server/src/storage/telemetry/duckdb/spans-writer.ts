@@ -16,6 +16,7 @@ import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBDataChunk, 
 import type { AgentSpanColumns } from '../../../domains/agent-runs/store.js';
 import type { SpanEventRow as TraceSpanEventRow, SpanRow as TraceSpanRow } from '../../../domains/traces/store.js';
 import type { TelemetryDb } from './open.js';
+import { OneAtATime } from './statements.js';
 import { GroupCommitWriter, WriterStoppedError, appendChunks, rowChunks, tableLayout, type ColumnGetters, type TableLayout } from './rows-writer.js';
 
 /**
@@ -72,16 +73,9 @@ export interface SpanWriteResult {
  * arrival order, and remembers whether `trace_tombstones` may hold a row, so that a store where no trace
  * was ever deleted spends no lookup per commit. `trace_tombstones` is written only under this gate.
  */
-export class TraceDeleteGate {
-  private tail: Promise<unknown> = Promise.resolve();
+export class TraceDeleteGate extends OneAtATime {
   /** False only when the table is known to be empty; undefined until read. Changed only under the gate. */
   mayHaveTombstones: boolean | undefined = undefined;
-
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const out = this.tail.then(fn);
-    this.tail = out.catch(() => undefined);
-    return out;
-  }
 }
 
 const gates = new WeakMap<TelemetryDb, TraceDeleteGate>();
