@@ -64,7 +64,7 @@ describe('DELETE /traces/{traceId} is durable', () => {
     const req = runRequest(tid);
     expect((await postTraces(t, req, { key: p.key })).statusCode).toBe(200);
     expect((await get(`/traces/${tid}`)).statusCode).toBe(200);
-    expect((await get(`/agent-runs/${tid}`)).json()).toMatchObject({ step_count: 2, model_calls: 1, tool_calls: 1, error_steps: 1 });
+    expect((await get(`/agent-runs/${tid}`)).json()).toMatchObject({ step_count: 3, model_calls: 1, tool_calls: 1, error_steps: 1 });
     const sightings = `SELECT sum(sighting_count) FROM agent_sightings WHERE project_id = $p`;
     expect(await count(sightings, p.projectId)).toBe(1);
 
@@ -109,7 +109,7 @@ describe('DELETE /traces/{traceId} is durable', () => {
     const get = (url: string, key = p.key) => t.call({ method: 'GET', url: `/api/v1${url}`, key });
     expect((await get(`/traces/${tid}`)).statusCode).toBe(404);
     expect((await get(`/traces/${fresh}`)).json().span_count).toBe(3);
-    expect((await get(`/agent-runs/${fresh}`)).json()).toMatchObject({ agent_name: 'other', step_count: 2 });
+    expect((await get(`/agent-runs/${fresh}`)).json()).toMatchObject({ agent_name: 'other', step_count: 3 });
     expect((await get(`/agent-events?run_id=${fresh}`)).json().events).toHaveLength(1);
     // Sightings: bot once (before the delete; the retried one is left out), other once.
     const rows = await t.ctx.telemetry.read(async (c) =>
