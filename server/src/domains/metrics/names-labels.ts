@@ -3,6 +3,7 @@
  * The decisions behind these rules are listed in service.ts.
  */
 import { permissionDenied } from '../../http/errors.js';
+import { isRecordedContentKey } from '../content/content-keys.js';
 import type { Principal } from '../../http/principal.js';
 import { METRIC_TYPES } from './request-rules.js';
 import type { LabelValues, MetricMetadata, MetricNamesPage, MetricType } from './store.js';
@@ -12,27 +13,8 @@ export function metadataFields(m: MetricMetadata | null | undefined): { unit?: s
   return { ...(m?.unit ? { unit: m.unit } : {}), ...(m?.description ? { description: m.description } : {}) };
 }
 
-/**
- * Label keys named after a recorded-content convention (OpenTelemetry GenAI attributes that carry prompts,
- * completions, messages, instructions and tool payloads). Compared case-insensitively, so a differently
- * cased copy is withheld too.
- */
-export const RECORDED_CONTENT_LABEL_KEYS: readonly string[] = [
-  'gen_ai.prompt',
-  'gen_ai.completion',
-  'gen_ai.input.messages',
-  'gen_ai.output.messages',
-  'gen_ai.system_instructions',
-  'gen_ai.tool.call.arguments',
-  'gen_ai.tool.call.result',
-];
-/** Indexed forms such as `gen_ai.prompt.0.content`. */
-export const RECORDED_CONTENT_LABEL_PREFIXES: readonly string[] = ['gen_ai.prompt.', 'gen_ai.completion.'];
-
-export function isRecordedContentKey(key: string): boolean {
-  const k = key.toLowerCase();
-  return RECORDED_CONTENT_LABEL_KEYS.includes(k) || RECORDED_CONTENT_LABEL_PREFIXES.some((p) => k.startsWith(p));
-}
+/** Recorded content is classified by the one table of content keys (domains/content/content-keys.ts). */
+export { isRecordedContentKey };
 
 export const CONTENT_READ_SCOPE = 'agents:content:read';
 

@@ -4,7 +4,7 @@
  * attribute keys reach `json_extract_string` as bound JSON paths built from keys that passed the key pattern.
  */
 import { listValue } from '@duckdb/node-api';
-import { RECORDED_CONTENT_LABEL_KEYS, RECORDED_CONTENT_LABEL_PREFIXES } from '../../../domains/metrics/names-labels.js';
+import { CONTENT_EXACT_KEYS, CONTENT_KEY_PREFIXES } from '../../../domains/content/content-keys.js';
 import { SEVERITY_TEXT_RANKS } from '../../../domains/logs/severity.js';
 import type {
   BodySample,
@@ -186,9 +186,9 @@ export class DuckDbLogsQuery implements LogsStore {
     const conds = conditions(q.projectId, q.filter, params, q).join(' AND ');
     let contentFilter = '';
     if (q.hideContentKeys) {
-      params.ckeys = listValue([...RECORDED_CONTENT_LABEL_KEYS]);
-      RECORDED_CONTENT_LABEL_PREFIXES.forEach((p, i) => (params[`cp${i}`] = p));
-      const prefixes = RECORDED_CONTENT_LABEL_PREFIXES.map((_, i) => `starts_with(lower(key), $cp${i})`);
+      params.ckeys = listValue([...CONTENT_EXACT_KEYS]);
+      CONTENT_KEY_PREFIXES.forEach((p, i) => (params[`cp${i}`] = p));
+      const prefixes = CONTENT_KEY_PREFIXES.map((_, i) => `starts_with(lower(key), $cp${i})`);
       contentFilter = `WHERE NOT (list_contains($ckeys, lower(key))${prefixes.map((p) => ` OR ${p}`).join('')})`;
     }
     const sql = `
