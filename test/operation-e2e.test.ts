@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, REPO_ROOT } from '../server/src/testing/server-process.js';
+import net from 'node:net';
+import { freePort, REPO_ROOT, startServer, stopServer } from '../server/src/testing/server-process.js';
 
 async function waitForHealth(base: string, alive: () => boolean): Promise<void> {
   const deadline = Date.now() + 60_000;
@@ -58,6 +59,9 @@ describe('npm start', () => {
       expect(fs.existsSync(path.join(cwd, 'data', 'control.sqlite'))).toBe(true);
       expect(fs.existsSync(path.join(cwd, 'data', 'telemetry.duckdb'))).toBe(true);
       expect(fs.existsSync(path.join(REPO_ROOT, 'server', 'data'))).toBe(false);
+      // The stores hold secrets: the data dir and every file in it are the server user's only.
+      expect(fs.statSync(path.join(cwd, 'data')).mode & 0o777).toBe(0o700);
+      for (const f of fs.readdirSync(path.join(cwd, 'data'))) expect(fs.statSync(path.join(cwd, 'data', f)).mode & 0o077, f).toBe(0);
 
       // The block works as pasted, on this non-default port, with the org-wide owner key and the project.
       const url = /^export SVC_API_URL=(\S+)$/m.exec(out)?.[1];
@@ -85,6 +89,37 @@ describe('npm start', () => {
       // Never leave a server behind when an assertion failed: its PID is in every log line.
       const pid = Number(/"pid":(\d+)/.exec(out)?.[1]);
       if (pid && !(await refused(base))) process.kill(pid, 'SIGKILL');
+    }
+  });
+});
+
+describe('a first start that cannot listen', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-busy-port-'));
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('fails before creating the owner key, so the next start on a free port still creates and prints it', async () => {
+    const busy = net.createServer();
+    const port = await new Promise<number>((resolve) => busy.listen(0, '127.0.0.1', () => resolve((busy.address() as net.AddressInfo).port)));
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_DATA_DIR: dataDir, SVC_PORT: String(port), SVC_LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let err = '';
+      child.stderr!.on('data', (d) => (err += String(d)));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+      expect(code).toBe(1);
+      expect(err).toContain(`cannot listen on 127.0.0.1:${port}`);
+      expect(err).not.toContain('SVC_API_KEY');
+    } finally {
+      busy.close();
+    }
+    const second = await startServer({ SVC_DATA_DIR: dataDir });
+    try {
+      expect(second.stderr()).toMatch(/^export SVC_API_KEY=svc_\S+$/m);
+    } finally {
+      await stopServer(second, dataDir);
     }
   });
 });

@@ -1,5 +1,5 @@
 /** Reads the configuration, opens the stores, listens, and shuts down gracefully on SIGTERM/SIGINT. */
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
 import { loadConfig, localUrl } from './config.js';
 import { withKeyHashSecret } from './lib/keyed-hash.js';
@@ -7,10 +7,27 @@ import { buildContext } from './context.js';
 import { bootstrap, firstStartBlock } from './domains/organizations/bootstrap.js';
 import { openStores } from './stores.js';
 
+/** Binds host:port once and lets it go: a busy port or an unknown host fails here, before the store is touched. */
+function assertListenable(host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) =>
+      reject(new Error(`cannot listen on ${host}:${port} (${err.code ?? err.message}); set SVC_PORT or SVC_HOST. Nothing was created.`)),
+    );
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
 async function main() {
+  // The data dir holds secrets (the key-hash secret, OAuth signing keys, sealed replays): everything the
+  // server creates is readable by its own user only.
+  process.umask(0o077);
   const config = await withKeyHashSecret(loadConfig());
   const { control, telemetry } = await openStores(config);
   const ctx = buildContext({ config, control, telemetry });
+  // A first start creates the owner key and shows it once; if the address were unusable the process
+  // would then exit with a store nobody can sign in to. So the address is tried before anything is created.
+  await assertListenable(config.host, config.port);
   const init = await bootstrap(control, ctx.audit, ctx.clock, ctx.ids, config.init, ctx.keyHash);
   const app = await buildApp(ctx);
   if (init.created) app.log.info({ org_id: init.orgId, project_id: init.projectId }, 'initialized an empty store');

@@ -100,6 +100,13 @@ describe('svc projects', () => {
     expect(JSON.parse(readFileSync(configPath(tmp.env), 'utf8')).profiles.staging.project).toBe('p1');
   });
 
+  it('use says when SVC_PROJECT (or --project) still takes precedence, also in JSON', async () => {
+    api.on('GET', '/projects/p1', { body: P1 });
+    const r = await runInProcess(['projects', 'use', 'p1'], { env: { ...env, SVC_PROJECT: 'p9' } });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ profile: 'default', project: P1, overridden_by: 'SVC_PROJECT', active_project_id: 'p9' });
+  });
+
   it('current prints the active project and where it came from, or {project: null}', async () => {
     const none = await runInProcess(['projects', 'current'], { env });
     expect([none.code, JSON.parse(none.stdout)]).toEqual([0, { project: null }]);

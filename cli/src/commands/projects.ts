@@ -81,10 +81,14 @@ export function registerProjects(program: Command, ctx: Context): void {
       const project = await ctx.client().get<Project>(projectPath(id));
       const profile = ctx.profile().name.value;
       updateProfile(ctx.configPath, profile, 'project', id);
-      ctx.print({ profile, project }, () => `Active project of profile "${profile}" is now ${id} (${project?.name ?? id})\n`);
+      // --project or SVC_PROJECT still win over the profile: say so, also in JSON (the quickstart exports SVC_PROJECT).
       const s = ctx.settings();
-      if (s.project && s.project.source !== 'profile')
-        ctx.note(`note: ${s.project.source === 'flag' ? '--project' : 'SVC_PROJECT'} (${s.project.value}) still takes precedence`);
+      const over = s.project && s.project.source !== 'profile' ? { by: s.project.source === 'flag' ? '--project' : 'SVC_PROJECT', value: s.project.value } : undefined;
+      ctx.print(
+        { profile, project, ...(over ? { overridden_by: over.by, active_project_id: over.value } : {}) },
+        () => `Active project of profile "${profile}" is now ${id} (${project?.name ?? id})\n`,
+      );
+      if (over) ctx.note(`note: ${over.by} (${over.value}) still takes precedence; unset it to use this project`);
     });
 
   projects
