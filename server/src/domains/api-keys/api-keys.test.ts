@@ -1,6 +1,7 @@
 /** API keys and credentials over HTTP (spec 1, "Authentication" 1, 3, 6, 13; "Account and audit"), on both control stores. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../testing/app.js';
+import { addPerson, secondOrganization } from '../../testing/people.js';
 import { ALL_SCOPES } from './scopes.js';
 
 const UNAUTHORIZED = { error: 'unauthorized', message: 'authentication required' };
@@ -165,6 +166,29 @@ describe.each(['sqlite', 'postgres'] as const)('API keys over HTTP (%s)', (diale
     expect(r2.json().status).toBe('revoked');
     const patch = await t.call({ method: 'PATCH', url: `/api/v1/account/api-keys/${keyId}`, payload: { name: 'back' } });
     expect(patch.statusCode).toBe(409);
+  });
+
+  it('the last key that can mint keys is not revoked while no owner or admin can sign in (409, it keeps working); after its replacement is minted it is', async () => {
+    const org = await secondOrganization(t);
+    const ownerId = (await t.call({ method: 'GET', url: '/api/v1/account/api-keys', key: org.ownerKey })).json().api_keys.at(-1).id;
+    // A project key or an org-wide key without api_key:write is no way in.
+    await create({ name: 'reader', scopes: ['metrics:read'], org_wide: true }, org.ownerKey);
+    const refused = await t.call({ method: 'POST', url: `/api/v1/account/api-keys/${ownerId}/revoke`, key: org.ownerKey });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ error: 'conflict' });
+    expect(refused.json().message).toContain('lock everyone out');
+    expect((await t.call({ method: 'GET', url: '/api/v1/account/api-keys', key: org.ownerKey })).statusCode).toBe(200);
+    // Rotation as the README says: mint the replacement, then revoke the old key.
+    const next = await create({ name: 'owner 2', scopes: ['api_key:write', 'projects:read'], org_wide: true }, org.ownerKey);
+    expect((await t.call({ method: 'POST', url: `/api/v1/account/api-keys/${ownerId}/revoke`, key: next.json().key })).statusCode).toBe(200);
+    expect((await t.call({ method: 'GET', url: '/api/v1/account/api-keys', key: org.ownerKey })).statusCode).toBe(401);
+  });
+
+  it('an owner who can sign in is a way in: then the last minting key may go', async () => {
+    const org = await secondOrganization(t);
+    await addPerson(t, 'owner', { key: org.ownerKey });
+    const ownerId = (await t.call({ method: 'GET', url: '/api/v1/account/api-keys', key: org.ownerKey })).json().api_keys.at(-1).id;
+    expect((await t.call({ method: 'POST', url: `/api/v1/account/api-keys/${ownerId}/revoke`, key: org.ownerKey })).statusCode).toBe(200);
   });
 
   it('revocation needs api_key:write', async () => {

@@ -1,5 +1,5 @@
 /** The rules of API keys (spec 1, "Authentication" 1, 3, 6, 13; "Account and audit"; the API key listing entry). */
-import { ApiError, invalidRequest, notFound, permissionDenied } from '../../http/errors.js';
+import { ApiError, conflict, invalidRequest, notFound, permissionDenied } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
 import type { Clock, IdGenerator } from '../../lib/clock.js';
 import type { ControlStore, ControlStores } from '../../storage/control/stores.js';
@@ -8,6 +8,9 @@ import { legacyKeyHash, type KeyedHash } from '../../lib/keyed-hash.js';
 import { keyPrefix, newKeySecret, plausibleKey, KEY_PREFIX, SHOWN_RANDOM_CHARS } from './secret.js';
 import { isScope } from './scopes.js';
 import type { ApiKeyRecord } from './store.js';
+
+/** The scope that mints and revokes keys. */
+const MINT_SCOPE = 'api_key:write';
 
 export const DEFAULT_EXPIRY_DAYS = 30;
 export const MAX_EXPIRY_DAYS = 365;
@@ -211,6 +214,7 @@ export class ApiKeyService {
     if (k.status === 'revoked') return keyView(k, now); // permanent; revoking again changes nothing
     const next: ApiKeyRecord = { ...k, status: 'revoked', revokedAt: now.toISOString() };
     await this.store.transaction(async (tx) => {
+      await refuseLockout(tx, k, now);
       await tx.apiKeys.update(k.id, { status: 'revoked', revokedAt: next.revokedAt });
       await this.audit.record(tx, caller, caller.orgId, revokedEntry(k, 'api'));
     });
@@ -227,6 +231,22 @@ export class ApiKeyService {
       await this.audit.record(tx, 'system', orgId, revokedEntry(k, 'member_removed'));
     return revoked.length;
   }
+}
+
+/**
+ * Revoking the organization's last way to mint keys would lock everyone out for good (there is no
+ * other way in): the last active organization-wide key holding `api_key:write`, while no owner or
+ * admin can sign in to mint another. Refused with 409; mint the replacement first, then revoke.
+ */
+async function refuseLockout(tx: ControlStores, k: ApiKeyRecord, now: Date): Promise<void> {
+  if (k.projectId !== null || !k.scopes.includes(MINT_SCOPE) || Date.parse(k.expiresAt) <= now.getTime()) return;
+  const others = await tx.apiKeys.activeOrgWide(k.orgId, k.id, now.toISOString());
+  if (others.some((o) => o.scopes.includes(MINT_SCOPE))) return;
+  if ((await tx.memberships.lockOwners(k.orgId)).length > 0) return;
+  if ((await tx.memberships.list(k.orgId, { limit: 1000 })).some((m) => m.role === 'admin')) return;
+  throw conflict(
+    `this is the organization's last key that can mint keys (${MINT_SCOPE}) and no owner or admin can sign in: revoking it would lock everyone out. Create its replacement first (svc api-keys create NAME --org-wide --scope ...), then revoke this one`,
+  );
 }
 
 /** The audit entry of a key's revocation; `via` says what revoked it. */

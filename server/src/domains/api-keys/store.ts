@@ -33,6 +33,8 @@ export interface ApiKeyStore {
   list(q: ApiKeyListQuery): Promise<ApiKeyRecord[]>;
   update(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'scopes' | 'status' | 'revokedAt' | 'lastUsedAt' | 'keyHash' | 'keyPrefix'>>): Promise<void>;
   revokeByProject(projectId: string, at: string): Promise<string[]>;
+  /** The organization's active, unexpired, organization-wide keys other than `exceptId` (any scopes). */
+  activeOrgWide(orgId: string, exceptId: string, nowIso: string): Promise<ApiKeyRecord[]>;
   /** Revokes the active keys of one person in one organization; returns them as they were. */
   revokeForUser(orgId: string, userId: string, at: string): Promise<ApiKeyRecord[]>;
 }

@@ -69,6 +69,19 @@ export class KyselyApiKeyStore implements ApiKeyStore {
     return rows.map(toRecord);
   }
 
+  async activeOrgWide(orgId: string, exceptId: string, nowIso: string) {
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .where('status', '=', 'active')
+      .where('project_id', 'is', null)
+      .where('id', '!=', exceptId)
+      .where('expires_at', '>', nowIso)
+      .execute();
+    return rows.map(toRecord);
+  }
+
   async revokeForUser(orgId: string, userId: string, at: string) {
     const rows = await this.db
       .selectFrom('api_keys')
