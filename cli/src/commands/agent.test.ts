@@ -5,7 +5,7 @@ import { configPath, updateProfile } from '../config.js';
 import { ALL_SCOPES } from '../scopes.js';
 import { startCliTestEnv, stopCliTestEnv, type CliTestEnv } from '../testing/cli-test-env.js';
 import type { RecordedRequest } from '../testing/fake-api.js';
-import { runInProcess, stderrJson } from '../testing/fake-api.js';
+import { runInProcess, spawnSvc, stderrJson } from '../testing/fake-api.js';
 import { SCOPE_PROFILES } from './agent.js';
 
 const SECRET = 'svc_S3cretS3cretS3cretS3cretS3cretS3cretS3cr';
@@ -172,6 +172,15 @@ describe('svc agent bootstrap', () => {
     expect(stderrJson(r)).toMatchObject({ error: 'secret_store_failed', details: { key_id: 'k1', revoked: true } });
     expect(t.api.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['POST /api/v1/account/api-keys', 'POST /api/v1/account/api-keys/k1/revoke']);
     expect(r.stdout + r.stderr).not.toContain(SECRET);
+  });
+
+  it('--env-path is --env-file for Node.js 20, which takes --env-file for itself: the real binary writes the file', async () => {
+    const file = join(t.tmp.dir, 'node20.env');
+    const r = await spawnSvc(['agent', 'bootstrap', '--agent', 'a', '--secret-dest', 'env-file', '--env-path', file], { ...t.env, SVC_PROJECT: 'p1' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain(`SVC_API_KEY=${SECRET}`);
+    const both = await runInProcess(['agent', 'bootstrap', '--agent', 'a', '--env-file', 'x.env', '--env-path', 'y.env'], { env: { ...t.env, SVC_PROJECT: 'p1' } });
+    expect(both.code).toBe(2);
   });
 
   it('env-file: SVC_API_KEY, SVC_API_URL and SVC_PROJECT in a 0600 file; an existing file is refused without --force before minting', async () => {

@@ -39,6 +39,7 @@ interface BootstrapOptions {
   name?: string;
   embedSecret?: boolean;
   envFile?: string;
+  envPath?: string;
   expiresIn: string;
   force?: boolean;
   host: AgentHost;
@@ -94,6 +95,7 @@ export function registerAgent(program: Command, ctx: Context): void {
     .option('--expires-in <duration>', `lifetime in whole days: 30d, 4w or 90 (at most ${MAX_EXPIRY_DAYS}d)`, DEFAULT_EXPIRY)
     .addOption(new Option('--secret-dest <dest>', 'where the secret goes').choices(SECRET_DESTS).default('keychain'))
     .option('--env-file <path>', `the file for --secret-dest env-file (default ${DEFAULT_ENV_FILE}; implies env-file)`, nonEmpty('--env-file'))
+    .option('--env-path <path>', 'the same as --env-file: Node.js 20 takes --env-file for itself wherever it stands, so use this there', nonEmpty('--env-path'))
     .option('--force', 'replace an existing --env-file')
     .addOption(new Option('--host <host>', 'print a configuration snippet for this agent host').choices(AGENT_HOSTS).default('none'))
     .option('--embed-secret', 'put the secret itself into the snippet instead of a reference to SVC_API_KEY')
@@ -127,6 +129,10 @@ async function bootstrap(ctx: Context, opts: BootstrapOptions, cmd: Command): Pr
   const expiresInDays = parseExpiresIn(opts.expiresIn);
   if (opts.embedSecret && opts.host === 'none') throw usageError('--embed-secret puts the secret into the --host snippet: choose a --host');
 
+  if (opts.envPath !== undefined) {
+    if (opts.envFile !== undefined && opts.envFile !== opts.envPath) throw usageError('--env-file and --env-path name different files; give one');
+    opts.envFile = opts.envPath;
+  }
   let dest = opts.secretDest;
   if (opts.envFile !== undefined) {
     if (cmd.getOptionValueSource('secretDest') === 'default') dest = 'env-file';
