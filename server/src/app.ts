@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { AppContext } from './context.js';
-import { registerAuth } from './http/auth.js';
+import { API_PREFIX, registerAuth } from './http/auth.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { registerRequestAudit } from './http/audit-hook.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -34,7 +34,7 @@ import { consentRoutes } from './domains/oauth/consent-routes.js';
 import { agentRunRoutes } from './domains/agent-runs/routes.js';
 import { llmRoutes } from './domains/llm/routes.js';
 
-export const API_PREFIX = '/api/v1';
+export { API_PREFIX };
 
 declare module 'fastify' {
   interface FastifyInstance {

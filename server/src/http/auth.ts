@@ -95,6 +95,9 @@ export function checkProjectSelector(principal: Principal, raw: string): void {
     throw permissionDenied('project_id conflicts with the project this key is bound to');
 }
 
+/** The REST base path; OTLP ingestion and the OAuth protocol routes live outside it. */
+export const API_PREFIX = '/api/v1';
+
 export const CSRF_HEADER = 'x-svc-csrf';
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -147,7 +150,8 @@ export function registerAuth(app: FastifyInstance, auth: Authenticators) {
       // Only admitted requests spend an agent's budget: refusals above cost nothing.
       await auth.agentBudgets.admit(principal, req.method);
     }
-    if (!config.rawQuery) strictQuery(raw, req.routeOptions.schema?.querystring as never);
+    if (!config.rawQuery)
+      strictQuery(raw, req.routeOptions.schema?.querystring as never, { undeclaredIsNone: req.routeOptions.url?.startsWith(API_PREFIX) });
   });
 }
 

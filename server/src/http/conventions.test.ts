@@ -15,6 +15,17 @@ describe('HTTP conventions', () => {
     expect(res.json()).toEqual({ error: 'not_found', message: 'route not found' });
   });
 
+  it('"unknown query parameters are 400" also on a REST route that declares none (it was silently ignored), and nothing changes', async () => {
+    const before = (await t.call({ method: 'GET', url: '/api/v1/projects' })).json().projects.length;
+    const create = await t.call({ method: 'POST', url: '/api/v1/projects?sampling_rate=0', payload: { name: 'q' } });
+    expect(create.statusCode).toBe(400);
+    expect(create.json()).toEqual({ error: 'invalid_request', message: 'unknown query parameter "sampling_rate": this route takes no query parameters' });
+    expect((await t.call({ method: 'GET', url: '/api/v1/projects' })).json().projects.length).toBe(before);
+    expect((await t.call({ method: 'GET', url: '/api/v1/users/me?verbose=1' })).statusCode).toBe(400);
+    // Outside the REST API (health checks of load balancers) parameters stay harmless.
+    expect((await t.call({ method: 'GET', url: '/healthz?probe=1', key: null })).statusCode).toBe(200);
+  });
+
   it('a wrong method is 405 with Allow', async () => {
     const res = await t.call({ method: 'DELETE', url: '/api/v1/account/api-keys' });
     expect(res.statusCode).toBe(405);

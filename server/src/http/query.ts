@@ -105,10 +105,13 @@ function checkScalar(name: string, value: string, type: string | undefined): voi
  * The strict reading, run before every handler. `schema` is the route's querystring schema;
  * parameters typed as arrays there are the repeatable ones, every other one may appear once.
  */
-export function strictQuery(raw: string, schema: JsonSchema | undefined): void {
+export function strictQuery(raw: string, schema: JsonSchema | undefined, opts: { undeclaredIsNone?: boolean } = {}): void {
   const pairs = splitQuery(raw);
   const bad = pairs.find((p) => p.malformed);
   if (bad) throw invalidRequest(`malformed query string: ${bad.malformed}`);
+  // A REST route that declares no query parameters takes none: one sent anyway would be silently ignored.
+  if (schema === undefined && opts.undeclaredIsNone && pairs.length > 0)
+    throw invalidRequest(`unknown query parameter "${pairs[0].key}": this route takes no query parameters`);
   const seen = new Map<string, number>();
   for (const p of pairs) seen.set(p.key, (seen.get(p.key) ?? 0) + 1);
   const props = schema?.properties ?? {};

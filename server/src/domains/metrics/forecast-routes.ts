@@ -4,7 +4,8 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { checkBodyProjectSelector } from '../../http/auth.js';
 import { resolveProject } from '../../http/project-scope.js';
-import { errors } from '../../http/schemas.js';
+import { errors, ProjectQuery } from '../../http/schemas.js';
+import { invalidRequest } from '../../http/errors.js';
 import { TIME_DESCRIPTION } from '../../http/time.js';
 import { BAND_SEMANTICS, MAX_HORIZON, MAX_SENSITIVITY } from './forecast-model.js';
 import { DEFAULT_INTERVAL, FORECAST_INTERVALS, ForecastService } from './forecast-service.js';
@@ -55,11 +56,23 @@ export function forecastRoutes(base: FastifyInstance, ctx: AppContext) {
     '/metrics/forecast',
     {
       config: { scope: 'metrics:read', audit: 'read' },
-      schema: { operationId: 'forecastMetric', tags: ['metrics'], summary: 'seasonal forecast with a deviation band', body: ForecastBody, response: { 200: ForecastResponse, ...errors(400, 401, 403, 404) } },
+      schema: {
+        operationId: 'forecastMetric',
+        tags: ['metrics'],
+        summary: 'seasonal forecast with a deviation band',
+        description: 'project_id goes in the body (as the contract says) or, like every other metrics route, in the query string; both must then agree',
+        querystring: ProjectQuery,
+        body: ForecastBody,
+        response: { 200: ForecastResponse, ...errors(400, 401, 403, 404) },
+      },
     },
     async (req) => {
       checkBodyProjectSelector(req.principal, req.body.project_id);
-      const project = await resolveProject(req.principal, ctx.projects, req.body.project_id);
+      const fromQuery = req.query.project_id || undefined;
+      const fromBody = req.body.project_id || undefined;
+      if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody)
+        throw invalidRequest('project_id in the query string and project_id in the body name different projects; give one');
+      const project = await resolveProject(req.principal, ctx.projects, fromBody ?? fromQuery);
       return svc.forecast(project.id, req.body);
     },
   );

@@ -87,6 +87,19 @@ describe('metric forecast', () => {
     expect((await forecast({ metric_name: 'load', project_id: projectId })).json().history_points).toBe(168);
   });
 
+  it('project_id may also go in the query string, like every other metrics route; body and query naming different projects is 400', async () => {
+    const { projectId } = await projectWithKey(t, ['metrics:read']);
+    const other = await projectWithKey(t, ['metrics:read']);
+    await seed(projectId, 'load', 7);
+    const post = (query: string, body: object) => t.call({ method: 'POST', url: `/api/v1/metrics/forecast${query}`, payload: body });
+    expect((await post(`?project_id=${projectId}`, { metric_name: 'load' })).json().history_points).toBe(168);
+    expect((await post(`?project_id=${projectId}`, { metric_name: 'load', project_id: projectId })).json().history_points).toBe(168);
+    const both = await post(`?project_id=${projectId}`, { metric_name: 'load', project_id: other.projectId });
+    expect(both.statusCode).toBe(400);
+    expect(both.json().message).toContain('different projects');
+    expect((await post('?projectid=x', { metric_name: 'load', project_id: projectId })).statusCode).toBe(400);
+  });
+
   it('a project-scoped key naming another project in the body is refused; a foreign project for an org key is 404', async () => {
     const a = await projectWithKey(t, ['metrics:read']);
     const b = await projectWithKey(t, ['metrics:read']);
