@@ -44,8 +44,12 @@ describe('HTTP conventions', () => {
   it('an oversize body is 413', async () => {
     const res = await t.call({ method: 'POST', url: '/api/v1/projects', payload: { name: 'x'.repeat(4000) } });
     expect(res.statusCode).toBe(413);
+    // the answer says what the limit is and what sets it
+    expect(res.json()).toMatchObject({ error: 'payload_too_large', details: { limit_bytes: 2048 } });
+    expect(res.json().message).toContain('SVC_BODY_LIMIT_BYTES');
     expect(res.json().error).toBe('payload_too_large');
   });
+
 
   it('a missing credential is 401 before anything else', async () => {
     const res = await t.call({ method: 'GET', url: '/api/v1/projects?limit=abc', key: null });

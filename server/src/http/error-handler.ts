@@ -35,7 +35,12 @@ function toApiError(err: FastifyError, req: FastifyRequest): ApiError | undefine
   if (err.validation) return new ApiError(400, 'invalid_request', validationMessage(err.validationContext, err.validation as AjvLikeError[]));
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError(413, 'payload_too_large', 'request body is larger than the limit');
+      return new ApiError(
+        413,
+        'payload_too_large',
+        `request body is larger than the limit of ${req.routeOptions.bodyLimit ?? 'the server'} bytes (SVC_BODY_LIMIT_BYTES sets it for the REST API)`,
+        { limit_bytes: req.routeOptions.bodyLimit },
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return unsupportedMediaType(req.routeOptions.config?.accepts ?? JSON_ONLY);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
