@@ -125,7 +125,11 @@ export class MetricsService {
       aggregation,
       maxSeries: MAX_SERIES,
     };
-    const [types, metadata] = await Promise.all([this.store.seriesTypes(projectId, input.metric_name), this.store.metadata(projectId, input.metric_name)]);
+    // The plain read starts at once, beside the catalogue lookup that says whether it is the right one
+    // (almost always): a histogram or a refusal discards it, every other metric waits for one read only.
+    const plain = this.store.aggregate(query);
+    plain.catch(() => undefined); // settled below or discarded; never an unhandled rejection
+    const { types, metadata } = await this.store.describe(projectId, input.metric_name);
     // A name whose series all are histograms is read from their count, sum and buckets; a name whose
     // series disagree on the type (against the OpenTelemetry data model) is read as its stored points.
     const histogram = types.length > 0 && types.every((t) => t === 'histogram');
@@ -135,7 +139,7 @@ export class MetricsService {
         `metric "${input.metric_name}" is a summary, stored as one mean per sample: aggregation "${aggregation}" would count or add those means, not the observations; use avg, min, max, p50, p95, p99, stddev or variance (over the means)`,
         { metric_type: 'summary', aggregation },
       );
-    const result = histogram ? await this.histogramAggregate(query) : await this.store.aggregate(query);
+    const result = histogram ? await this.histogramAggregate(query) : await plain;
     if (result.kind === 'too_many_series') throw tooManySeries();
 
     const series: { labels: Record<string, string>; points: { timestamp: string; value: number }[] }[] = [];
@@ -184,7 +188,7 @@ export class MetricsService {
         { projectId, metricName: input.metric_name, environment: input.environment, startMs: visibleFromMs, endMs },
         (s) => acc.push(s),
       );
-    const metadata = await this.store.metadata(projectId, input.metric_name);
+    const { metadata } = await this.store.describe(projectId, input.metric_name);
     return { metric_name: input.metric_name, step, ...metadataFields(metadata), cells: cells.cells() };
   }
 

@@ -27,6 +27,13 @@ export interface MetricNameRow {
   metadata?: MetricMetadata;
 }
 
+export interface MetricDescription {
+  /** The distinct types the name's series carry (null for a series without one): tells a histogram from a plain metric. */
+  types: (string | null)[];
+  /** Unit and description, or null when the instrument never sent either. */
+  metadata: MetricMetadata | null;
+}
+
 /** OTLP Metric.unit and .description as last sent for the name ('' for one that was not sent). */
 export interface MetricMetadata {
   unit: string;
@@ -118,10 +125,8 @@ export interface MetricsStore {
   /** The tombstone of a name (ms), or null when it was never deleted. */
   tombstone(projectId: string, metricName: string): Promise<number | null>;
   aggregate(q: AggregateQuery): Promise<AggregateResult>;
-  /** The distinct types the name's series carry (any time; null for a series without one): tells a histogram from a plain metric. */
-  seriesTypes(projectId: string, metricName: string): Promise<(string | null)[]>;
-  /** The name's unit and description, or null when the instrument never sent either. */
-  metadata(projectId: string, metricName: string): Promise<MetricMetadata | null>;
+  /** What the catalogue knows of a name, whatever the window. */
+  describe(projectId: string, metricName: string): Promise<MetricDescription>;
   /**
    * The visible histogram samples of the aggregate's series in its window, with their group values,
    * ordered by series, temporality, bounds layout and time (as `histogramSamples`). `too_many_series`

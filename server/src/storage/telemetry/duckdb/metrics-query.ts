@@ -18,7 +18,7 @@ import type {
   HistogramSample,
   HistogramAggregateSample,
   LabelValues,
-  MetricMetadata,
+  MetricDescription,
   MetricNamesPage,
   SeriesSelector,
   MetricsStore,
@@ -246,21 +246,18 @@ export class DuckDbMetricsQuery implements MetricsStore {
     });
   }
 
-  async seriesTypes(projectId: string, metricName: string): Promise<(string | null)[]> {
-    const r = await this.db.read((c) =>
-      rows(c, 'SELECT DISTINCT type FROM metric_series WHERE project_id = $project AND name = $name ORDER BY type', {
-        project: projectId,
-        name: metricName,
-      }),
-    );
-    return r.map(([t]) => t as string | null);
-  }
-
-  async metadata(projectId: string, metricName: string): Promise<MetricMetadata | null> {
-    const r = await this.db.read((c) =>
-      rows(c, 'SELECT unit, description FROM metric_metadata WHERE project_id = $project AND name = $name', { project: projectId, name: metricName }),
-    );
-    return r.length ? { unit: r[0][0] as string, description: r[0][1] as string } : null;
+  async describe(projectId: string, metricName: string): Promise<MetricDescription> {
+    // One round trip: the catalogue's types and what the instrument said of the metric.
+    const sql = `
+      SELECT (SELECT list(DISTINCT type ORDER BY type) FILTER (WHERE type IS NOT NULL) FROM metric_series WHERE project_id = $project AND name = $name),
+             (SELECT bool_or(type IS NULL) FROM metric_series WHERE project_id = $project AND name = $name),
+             m.unit, m.description
+      FROM (SELECT 1) LEFT JOIN metric_metadata m ON m.project_id = $project AND m.name = $name`;
+    const [[types, untyped, unit, description]] = await this.db.read((c) => rows(c, sql, { project: projectId, name: metricName }));
+    return {
+      types: [...((types as string[] | null) ?? []), ...(untyped ? [null] : [])],
+      metadata: unit === null ? null : { unit: unit as string, description: description as string },
+    };
   }
 
   histogramAggregateSamples(q: AggregateQuery, onSample: (s: HistogramAggregateSample) => void): Promise<'ok' | 'too_many_series'> {
