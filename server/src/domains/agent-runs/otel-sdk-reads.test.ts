@@ -100,6 +100,9 @@ function expectedSteps(s: AgentRunSpans, name: string, chatCost: Record<string, 
     step_id: span.spanContext().spanId,
     ...(span === s.root ? {} : { parent_step_id: i.root }),
     ...timesOf(span),
+    // the SDK's own span status (0 unset, 1 ok, 2 error), shown beside the outcome and never read as it
+    span_status: ['unset', 'ok', 'error'][readable(span).status.code],
+    ...(readable(span).status.message ? { span_status_message: readable(span).status.message } : {}),
     instrumented: false,
     ...fields,
   });

@@ -102,6 +102,10 @@ export const Step = Type.Object({
   name: Type.String(),
   canonical_operation: stringEnum(CANONICAL_OPERATIONS as readonly string[]),
   outcome: Type.Optional(stringEnum(OUTCOMES, { description: 'absent when unset (no stated status, or one that maps to none)' })),
+  span_status: stringEnum(['unset', 'ok', 'error'] as const, {
+    description: 'the OpenTelemetry span status as the instrumentation set it; shown beside the outcome and never read as it',
+  }),
+  span_status_message: Type.Optional(Type.String({ description: 'the span status description, when one was sent' })),
   started_at: Timestamp(),
   ended_at: Timestamp(),
   duration_ms: Type.Number(),

@@ -105,7 +105,7 @@ export interface AgentSpanColumns {
  * One step: the span's own columns and its agent-model columns. `attributes` is the span's attribute map
  * as stored (JSON text); the service returns only the allow-list.
  */
-export type StepRow = Pick<SpanRow, 'spanId' | 'parentSpanId' | 'name' | 'startUs' | 'endUs' | 'attributes'> &
+export type StepRow = Pick<SpanRow, 'spanId' | 'parentSpanId' | 'name' | 'startUs' | 'endUs' | 'attributes' | 'statusCode' | 'statusMessage'> &
   Pick<
     AgentSpanColumns,
     | 'canonicalOperation'

@@ -97,6 +97,8 @@ function memoryOf(s: StepRow) {
 
 const isOutcome = (v: string | null): v is (typeof OUTCOMES)[number] => v !== null && (OUTCOMES as readonly string[]).includes(v);
 
+const SPAN_STATUSES = ['unset', 'ok', 'error'] as const;
+
 export function stepView(s: StepRow, cost: StepCost | undefined): Static<typeof Step> {
   const memory = memoryOf(s);
   return {
@@ -105,6 +107,9 @@ export function stepView(s: StepRow, cost: StepCost | undefined): Static<typeof 
     name: s.name,
     canonical_operation: s.canonicalOperation,
     ...(isOutcome(s.outcome) ? { outcome: s.outcome } : {}),
+    // Beside the outcome, never read as it: the OpenTelemetry span status as the instrumentation set it.
+    span_status: SPAN_STATUSES.find((x) => x === s.statusCode) ?? 'unset',
+    ...present({ span_status_message: s.statusMessage }),
     started_at: isoMicros(s.startUs),
     ended_at: isoMicros(s.endUs),
     duration_ms: durationMs(s.startUs, s.endUs),

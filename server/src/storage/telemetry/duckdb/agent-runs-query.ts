@@ -140,7 +140,7 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
   async steps(projectId: string, traceId: string): Promise<StepRow[]> {
     const p = new Params();
     const sql = `
-      SELECT span_id, parent_span_id, name, canonical_operation, response_status, outcome, start_us, end_us, tool_name, model, provider,
+      SELECT span_id, parent_span_id, name, status_code, status_message, canonical_operation, response_status, outcome, start_us, end_us, tool_name, model, provider,
         input_tokens, output_tokens, reported_cost_nanos, safety_check, memory_item_id, memory_store, memory_provenance,
         memory_trust_label, context_events, attributes
       FROM spans WHERE project_id = ${p.str(projectId)} AND trace_id = ${p.str(traceId)}
@@ -151,6 +151,8 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
       spanId: String(r.span_id),
       parentSpanId: strOrNull(r.parent_span_id),
       name: String(r.name),
+      statusCode: String(r.status_code),
+      statusMessage: strOrNull(r.status_message),
       canonicalOperation: String(r.canonical_operation),
       responseStatus: strOrNull(r.response_status),
       outcome: strOrNull(r.outcome),
