@@ -435,6 +435,23 @@ describe('runs: cost ("missing or unpriced is not zero")', () => {
     expect(r).not.toHaveProperty('cost_unavailable_reason');
   });
 
+  it('"a parent that reports totals for its children is never priced twice": an agent step with token totals has no step cost; step costs add up to the run cost', async () => {
+    const p = await project();
+    await p.spans(
+      run(1, { requestModel: 'gpt-x', provider: 'openai', inputTokens: 20, outputTokens: 2 }, [
+        { op: 'chat', requestModel: 'gpt-x', provider: 'openai', inputTokens: 10, outputTokens: 1 },
+        { op: 'chat', requestModel: 'gpt-x', provider: 'openai', inputTokens: 10, outputTokens: 1 },
+      ]),
+    );
+    const g = (await p.get(`/agent-runs/${traceId(1)}/graph`)).json();
+    const root = g.steps.find((s: { step_id: string }) => s.step_id === g.run.root_step_id);
+    expect(root).toMatchObject({ input_tokens: 20, output_tokens: 2 });
+    expect(root).not.toHaveProperty('cost_nanos');
+    const stepSum = g.steps.reduce((a: number, s: { cost_nanos?: number }) => a + (s.cost_nanos ?? 0), 0);
+    expect(g.run.cost_nanos).toBe(2 * (10 * 2 + 1 * 10));
+    expect(stepSum).toBe(g.run.cost_nanos);
+  });
+
   it('rounded to whole nanos per step, half up', async () => {
     prices.set('|cheap', { inputNanosPerToken: 0.25, outputNanosPerToken: 0 });
     const p = await project();

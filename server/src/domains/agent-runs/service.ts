@@ -184,9 +184,11 @@ export class AgentRunsService {
     const book = await PriceBook.load(this.pricing, projectId, steps);
 
     const costOf = (s: StepRow): StepCost | undefined => {
-      const c = stepCost(s, book);
-      // Only model steps explain a missing cost; another step has a cost only when it reports or can price one.
-      return MODEL_OPS.has(s.canonicalOperation) || 'cost_nanos' in c ? c : undefined;
+      if (MODEL_OPS.has(s.canonicalOperation)) return stepCost(s, book);
+      // Another step (an agent or workflow span that reports its children's token totals, as the AI SDK's
+      // call span does) is never priced from tokens, so step costs never add up twice; it shows only a
+      // cost it reports itself.
+      return s.reportedCostNanos !== null ? { cost_nanos: s.reportedCostNanos } : undefined;
     };
     const usage: ModelUsageRow[] = steps
       .filter((s) => MODEL_OPS.has(s.canonicalOperation))

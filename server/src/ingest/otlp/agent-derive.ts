@@ -28,6 +28,7 @@ import {
 } from '../../domains/agent-runs/model.js';
 import type { AgentSpanColumns } from '../../domains/agent-runs/store.js';
 import type { AnyValue, KeyValue } from './decode.js';
+import { CONVENTION_KEYS, normalizeConventions } from './conventions.js';
 import { int64ToNumber } from './values.js';
 
 /** The agent-model columns of one span (all but its context-event count, known once its events are read). */
@@ -93,7 +94,16 @@ function amountOf(v: AnyValue | null | undefined): number | null {
  */
 export function deriveSpan(attributes: readonly KeyValue[], serviceName: string | null): SpanDerivation {
   const a: Partial<Record<string, AnyValue | null | undefined>> = {};
-  for (const kv of attributes) if (WANTED.has(kv.key)) a[kv.key] = kv.value;
+  let foreign = false;
+  for (const kv of attributes) {
+    if (WANTED.has(kv.key)) a[kv.key] = kv.value;
+    else if (CONVENTION_KEYS.has(kv.key)) {
+      a[kv.key] = kv.value;
+      foreign = true;
+    }
+  }
+  // Other instrumentation conventions fill the GenAI keys the span did not send (conventions.ts).
+  if (foreign) normalizeConventions(a);
   const operationName = textOf(a[ATTR.operationName]);
   const canonical = canonicalOperation(operationName);
   const responseStatus = textOf(a[ATTR.responseStatus]);
