@@ -1,0 +1,117 @@
+/**
+ * The framework setups: each runs the same two-step weather tool loop (the model asks for `get_weather`
+ * with `{"city":"Paris"}`, the tool answers, the model answers in text) through a real framework package
+ * against the fake model server, with the framework's own telemetry sent to the setup's tracer provider.
+ *
+ * The OpenAI-client setups (OpenInference, OpenLLMetry) instrument the `openai` module by hand
+ * (`manuallyInstrument`, since this code is ESM). The instrumentation patches the module's prototypes for
+ * the rest of the process, so each of those setups runs in its own process (one test file each; capture.ts
+ * runs every setup in a child process).
+ */
+import { context } from '@opentelemetry/api';
+import { WEATHER_RESULT, WEATHER_TOOL, WEATHER_TOOL_DEFINITION, FAKE_REQUEST_MODEL } from '../../../testing/fake-openai.js';
+import { inAppSpan, type FrameworkSetup, type SetupContext } from './harness.js';
+
+const QUESTION = 'What is the weather in Paris?';
+const SYSTEM = 'You are a weather assistant.';
+/** The session id each setup states in its framework's own way, where the framework has one. */
+export const SESSION_ID = 'session-weather-1';
+
+/** Vercel AI SDK: `generateText` with one tool, two steps, `experimental_telemetry` with the setup's tracer. */
+const aiSdk: FrameworkSetup = {
+  name: 'ai-sdk',
+  packages: ['ai', '@ai-sdk/openai-compatible', 'zod'],
+  async run(c) {
+    const { generateText, stepCountIs, tool } = await import('ai');
+    const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+    const { z } = await import('zod');
+    const provider = createOpenAICompatible({ name: 'fake-openai', baseURL: c.baseURL, apiKey: 'test-key', includeUsage: true });
+    const result = await generateText({
+      model: provider.chatModel(FAKE_REQUEST_MODEL),
+      system: SYSTEM,
+      prompt: QUESTION,
+      tools: {
+        [WEATHER_TOOL]: tool({
+          description: WEATHER_TOOL_DEFINITION.function.description,
+          inputSchema: z.object({ city: z.string() }),
+          execute: async () => WEATHER_RESULT,
+        }),
+      },
+      stopWhen: stepCountIs(2),
+      experimental_telemetry: {
+        isEnabled: true,
+        tracer: c.tracerProvider.getTracer('ai'),
+        functionId: 'weather-agent',
+        metadata: { sessionId: SESSION_ID, userId: 'user-1' },
+      },
+    });
+    if (result.steps.length !== 2) throw new Error(`ai-sdk: expected 2 steps, got ${result.steps.length}`);
+  },
+};
+
+type OpenAiClient = InstanceType<typeof import('openai').default>;
+
+/**
+ * The loop with the plain OpenAI client under an app span: a completion offering the tool, the app runs the
+ * tool, then a streamed completion (usage requested) with the tool result.
+ */
+async function openAiLoop(c: SetupContext, client: OpenAiClient): Promise<void> {
+  await inAppSpan(c, 'weather-turn', async () => {
+    const messages: Parameters<OpenAiClient['chat']['completions']['create']>[0]['messages'] = [
+      { role: 'system', content: SYSTEM },
+      { role: 'user', content: QUESTION },
+    ];
+    const first = await client.chat.completions.create({ model: FAKE_REQUEST_MODEL, messages, tools: [WEATHER_TOOL_DEFINITION] });
+    const call = first.choices[0]?.message.tool_calls?.[0];
+    if (!call || call.type !== 'function') throw new Error('openai: expected a function tool call');
+    messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: JSON.stringify(WEATHER_RESULT) });
+    const stream = await client.chat.completions.create({
+      model: FAKE_REQUEST_MODEL,
+      messages,
+      tools: [WEATHER_TOOL_DEFINITION],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    if (!text) throw new Error('openai: expected a final text');
+  });
+}
+
+/** OpenInference (Arize): `OpenAIInstrumentation.manuallyInstrument(openai)`, session via `setSession`. */
+const openInferenceOpenAi: FrameworkSetup = {
+  name: 'openinference-openai',
+  packages: ['openai', '@arizeai/openinference-instrumentation-openai', '@arizeai/openinference-core'],
+  async run(c) {
+    const { default: OpenAI } = await import('openai');
+    const { OpenAIInstrumentation } = await import('@arizeai/openinference-instrumentation-openai');
+    const { setSession } = await import('@arizeai/openinference-core');
+    const instrumentation = new OpenAIInstrumentation({ tracerProvider: c.tracerProvider });
+    instrumentation.manuallyInstrument(OpenAI);
+    const client = new OpenAI({ baseURL: c.baseURL, apiKey: 'test-key' });
+    await context.with(setSession(context.active(), { sessionId: SESSION_ID }), () => openAiLoop(c, client));
+  },
+};
+
+/** OpenLLMetry (Traceloop): the standalone `@traceloop/instrumentation-openai`, `manuallyInstrument(openai)`. */
+const traceloopOpenAi: FrameworkSetup = {
+  name: 'traceloop-openai',
+  packages: ['openai', '@traceloop/instrumentation-openai'],
+  async run(c) {
+    const { default: OpenAI } = await import('openai');
+    const { OpenAIInstrumentation } = await import('@traceloop/instrumentation-openai');
+    const instrumentation = new OpenAIInstrumentation();
+    instrumentation.setTracerProvider(c.tracerProvider);
+    instrumentation.manuallyInstrument(OpenAI);
+    const client = new OpenAI({ baseURL: c.baseURL, apiKey: 'test-key' });
+    await openAiLoop(c, client);
+  },
+};
+
+export const SETUPS: FrameworkSetup[] = [aiSdk, openInferenceOpenAi, traceloopOpenAi];
+
+export function setupNamed(name: string): FrameworkSetup {
+  const s = SETUPS.find((x) => x.name === name);
+  if (!s) throw new Error(`no setup ${name}`);
+  return s;
+}
