@@ -108,7 +108,38 @@ const traceloopOpenAi: FrameworkSetup = {
   },
 };
 
-export const SETUPS: FrameworkSetup[] = [aiSdk, openInferenceOpenAi, traceloopOpenAi];
+/**
+ * LangChain v1 `createAgent` (a LangGraph ReAct agent) with `ChatOpenAI` and one `tool`, traced by
+ * OpenInference's `LangChainInstrumentation.manuallyInstrument(@langchain/core/callbacks/manager)`; the
+ * session is stated the LangChain way, as run metadata (`session_id`) and the thread id.
+ */
+const openInferenceLangChain: FrameworkSetup = {
+  name: 'openinference-langchain',
+  packages: ['langchain', '@langchain/core', '@langchain/openai', '@langchain/langgraph', '@arizeai/openinference-instrumentation-langchain'],
+  async run(c) {
+    const CallbackManagerModule = await import('@langchain/core/callbacks/manager');
+    const { LangChainInstrumentation } = await import('@arizeai/openinference-instrumentation-langchain');
+    const { createAgent, tool } = await import('langchain');
+    const { ChatOpenAI } = await import('@langchain/openai');
+    const { z } = await import('zod');
+    const instrumentation = new LangChainInstrumentation({ tracerProvider: c.tracerProvider });
+    instrumentation.manuallyInstrument(CallbackManagerModule);
+    const getWeather = tool(async () => JSON.stringify(WEATHER_RESULT), {
+      name: WEATHER_TOOL,
+      description: WEATHER_TOOL_DEFINITION.function.description,
+      schema: z.object({ city: z.string() }),
+    });
+    const model = new ChatOpenAI({ model: FAKE_REQUEST_MODEL, apiKey: 'test-key', configuration: { baseURL: c.baseURL } });
+    const agent = createAgent({ model, tools: [getWeather], systemPrompt: SYSTEM, name: 'weather-agent' });
+    const out = await agent.invoke(
+      { messages: [{ role: 'user', content: QUESTION }] },
+      { configurable: { thread_id: SESSION_ID }, metadata: { session_id: SESSION_ID, user_id: 'user-1' } },
+    );
+    if (out.messages.length !== 4) throw new Error(`langchain: expected 4 messages, got ${out.messages.length}`);
+  },
+};
+
+export const SETUPS: FrameworkSetup[] = [aiSdk, openInferenceOpenAi, traceloopOpenAi, openInferenceLangChain];
 
 export function setupNamed(name: string): FrameworkSetup {
   const s = SETUPS.find((x) => x.name === name);
