@@ -3,8 +3,8 @@
  * fake model server, exports over OTLP/HTTP protobuf to a test app listening on loopback, and the traces
  * are read back through `GET /api/v1/traces/{id}` with a key holding traces:read and agents:content:read.
  * Each span: name, kind, instrumentation scope, parent as an index, status, every attribute as the API
- * answers it, events. Span ids and times are left out; values that vary per run (durations the framework
- * measures itself) are kept as emitted.
+ * answers it, events. Span ids and times are left out; span attribute values that vary per run (ids the
+ * framework generates) are kept as emitted; resource attribute values read from the machine are masked.
  *
  *   npx tsx server/src/ingest/otlp/frameworks/capture.ts            # every setup, each in its own process
  *   npx tsx server/src/ingest/otlp/frameworks/capture.ts ai-sdk     # one setup, in this process
@@ -25,6 +25,11 @@ function installedVersion(pkg: string): string {
   return (JSON.parse(readFileSync(join(repoRoot, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
+/** Resource attributes with the values a resource detector takes from the machine (host.*, process.* but the runtime) replaced by `<machine>`. */
+function machineNeutral(attrs: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(attrs).map(([k, v]) => [k, /^(host|process)\./.test(k) && !k.startsWith('process.runtime.') ? '<machine>' : v]));
+}
+
 async function captureOne(name: string): Promise<void> {
   const setup = setupNamed(name);
   const t = await testApp();
@@ -38,9 +43,9 @@ async function captureOne(name: string): Promise<void> {
       setup: name,
       generated_by: 'npx tsx server/src/ingest/otlp/frameworks/capture.ts',
       packages: Object.fromEntries(setup.packages.map((p) => [p, installedVersion(p)])),
-      note: `Spans of scope "${HARNESS_SCOPE}" are the test app's own (a parent around calls that have none), not the framework's. Model server: testing/fake-openai.ts (request model "${FAKE_REQUEST_MODEL}", response model "${FAKE_RESPONSE_MODEL}").`,
+      note: `Spans of scope "${HARNESS_SCOPE}" are the test app's own (a parent around calls that have none), not the framework's. Sibling order: spans are in the API's order (by start, then span id); the JS SDK stamps starts in whole milliseconds, so siblings starting in the same millisecond may swap between captures. resource_attributes: values taken from the machine are shown as <machine>. Model server: testing/fake-openai.ts (request model "${FAKE_REQUEST_MODEL}", response model "${FAKE_RESPONSE_MODEL}").`,
       model_requests: run.modelRequests.map((r) => `${r.method} ${r.path}${r.body?.stream === true ? ' (stream)' : ''}`),
-      resource_attributes: traces[0]?.spans[0]?.resource_attributes ?? {},
+      resource_attributes: machineNeutral(traces[0]?.spans[0]?.resource_attributes ?? {}),
       traces: traces.map((tr) => ({ span_count: tr.span_count, spans: fixtureSpans(tr) })),
     };
     const file = join(here, 'fixtures', `${name}.json`);

@@ -9,7 +9,7 @@
 import type { Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { startFakeOpenAi, type RecordedRequest } from '../../../testing/fake-openai.js';
 import { ensureContextManager } from '../../../testing/otel-agent-run.js';
 
@@ -19,6 +19,10 @@ export const HARNESS_SCOPE = 'svc-framework-harness';
 export interface SetupContext {
   /** The provider the framework must send its spans to (not registered globally). */
   tracerProvider: BasicTracerProvider;
+  /** For a framework that builds its own provider and exporter: the resource service.name to state, where to export, and a processor to add (it records the spans for the harness). */
+  serviceName: string;
+  otlp: { base: string; headers: Record<string, string> };
+  recordingProcessor: SpanProcessor;
   /** A tracer of the harness's own scope, for an app span around calls that have no parent of their own. */
   appTracer: Tracer;
   /** The fake model server's OpenAI base URL (`http://127.0.0.1:<port>/v1`). */
@@ -49,14 +53,23 @@ export async function runSetup(setup: FrameworkSetup, o: { base: string; key: st
   ensureContextManager();
   const serviceName = `fw-${setup.name}`;
   const memory = new InMemorySpanExporter();
+  const recordingProcessor = new SimpleSpanProcessor(memory);
+  const headers = { 'x-svc-api-key': o.key };
   const tracerProvider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName, 'deployment.environment.name': 'test' }),
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${o.base}/v1/traces`, headers: { 'x-svc-api-key': o.key } })), new SimpleSpanProcessor(memory)],
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${o.base}/v1/traces`, headers })), recordingProcessor],
   });
   const fake = await startFakeOpenAi();
   let spans: ReturnType<InMemorySpanExporter['getFinishedSpans']>;
   try {
-    await setup.run({ tracerProvider, appTracer: tracerProvider.getTracer(HARNESS_SCOPE), baseURL: fake.baseURL });
+    await setup.run({
+      tracerProvider,
+      serviceName,
+      otlp: { base: o.base, headers },
+      recordingProcessor,
+      appTracer: tracerProvider.getTracer(HARNESS_SCOPE),
+      baseURL: fake.baseURL,
+    });
     await tracerProvider.forceFlush();
     spans = memory.getFinishedSpans(); // before shutdown, which empties the exporter
   } finally {

@@ -21,10 +21,10 @@ describeFramework('openinference-langchain', {
     '    RunnableLambda',
   ],
   scopes: Array(10).fill(scope),
-  attributes: {
-    0: { 'openinference.span.kind': 'CHAIN', 'session.id': 'session-weather-1' },
-    3: { 'openinference.span.kind': 'LLM', 'llm.model_name': 'fake-gpt', 'llm.token_count.prompt': 52, 'llm.finish_reason': 'tool_calls' },
-    6: { 'openinference.span.kind': 'TOOL', 'tool.name': 'get_weather', 'session.id': 'session-weather-1' },
-    8: { 'openinference.span.kind': 'LLM', 'llm.token_count.completion': 12, 'llm.output_messages.0.message.content': 'It is sunny and 21 °C in Paris.' },
-  },
+  attributes: [
+    { span: 'weather-agent', attributes: { 'openinference.span.kind': 'CHAIN', 'session.id': 'session-weather-1' } },
+    { span: 'ChatOpenAI', attributes: { 'openinference.span.kind': 'LLM', 'llm.model_name': 'fake-gpt', 'llm.token_count.prompt': 52, 'llm.finish_reason': 'tool_calls' } },
+    { span: 'get_weather', attributes: { 'openinference.span.kind': 'TOOL', 'tool.name': 'get_weather', 'session.id': 'session-weather-1' } },
+    { span: 'ChatOpenAI', attributes: { 'llm.token_count.completion': 12, 'llm.output_messages.0.message.content': 'It is sunny and 21 °C in Paris.' } },
+  ],
 });

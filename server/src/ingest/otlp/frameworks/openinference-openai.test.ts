@@ -10,16 +10,19 @@ const scope = '@arizeai/openinference-instrumentation-openai';
 describeFramework('openinference-openai', {
   outline: ['weather-turn', '  OpenAI Chat Completions', '  OpenAI Chat Completions'],
   scopes: ['svc-framework-harness', scope, scope],
-  attributes: {
-    1: {
-      'openinference.span.kind': 'LLM',
-      'session.id': 'session-weather-1',
-      'llm.model_name': 'fake-gpt-2026-01-01',
-      'llm.token_count.prompt': 52,
-      'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'call_weather_1',
-      'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'get_weather',
+  attributes: [
+    {
+      span: 'OpenAI Chat Completions',
+      attributes: {
+        'openinference.span.kind': 'LLM',
+        'session.id': 'session-weather-1',
+        'llm.model_name': 'fake-gpt-2026-01-01',
+        'llm.token_count.prompt': 52,
+        'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'call_weather_1',
+        'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'get_weather',
+      },
     },
     // The streamed call: the request model, and no token counts (today's instrumentation, usage chunk or not).
-    2: { 'openinference.span.kind': 'LLM', 'llm.model_name': 'fake-gpt', 'llm.input_messages.3.message.tool_call_id': 'call_weather_1' },
-  },
+    { span: 'OpenAI Chat Completions', attributes: { 'openinference.span.kind': 'LLM', 'llm.model_name': 'fake-gpt', 'llm.input_messages.3.message.tool_call_id': 'call_weather_1' } },
+  ],
 });

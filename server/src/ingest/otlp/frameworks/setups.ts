@@ -52,19 +52,20 @@ const aiSdk: FrameworkSetup = {
 type OpenAiClient = InstanceType<typeof import('openai').default>;
 
 /**
- * The loop with the plain OpenAI client under an app span: a completion offering the tool, the app runs the
- * tool, then a streamed completion (usage requested) with the tool result.
+ * The loop with the plain OpenAI client: a completion offering the tool, `runTool` (the app's own code),
+ * then a completion with the tool result, streamed (usage requested) when `streamFinal`.
  */
-async function openAiLoop(c: SetupContext, client: OpenAiClient): Promise<void> {
-  await inAppSpan(c, 'weather-turn', async () => {
-    const messages: Parameters<OpenAiClient['chat']['completions']['create']>[0]['messages'] = [
-      { role: 'system', content: SYSTEM },
-      { role: 'user', content: QUESTION },
-    ];
-    const first = await client.chat.completions.create({ model: FAKE_REQUEST_MODEL, messages, tools: [WEATHER_TOOL_DEFINITION] });
-    const call = first.choices[0]?.message.tool_calls?.[0];
-    if (!call || call.type !== 'function') throw new Error('openai: expected a function tool call');
-    messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: JSON.stringify(WEATHER_RESULT) });
+async function openAiLoop(client: OpenAiClient, o: { streamFinal: boolean; runTool: () => Promise<string> }): Promise<void> {
+  const messages: Parameters<OpenAiClient['chat']['completions']['create']>[0]['messages'] = [
+    { role: 'system', content: SYSTEM },
+    { role: 'user', content: QUESTION },
+  ];
+  const first = await client.chat.completions.create({ model: FAKE_REQUEST_MODEL, messages, tools: [WEATHER_TOOL_DEFINITION] });
+  const call = first.choices[0]?.message.tool_calls?.[0];
+  if (!call || call.type !== 'function') throw new Error('openai: expected a function tool call');
+  messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: await o.runTool() });
+  let text = '';
+  if (o.streamFinal) {
     const stream = await client.chat.completions.create({
       model: FAKE_REQUEST_MODEL,
       messages,
@@ -72,11 +73,17 @@ async function openAiLoop(c: SetupContext, client: OpenAiClient): Promise<void> 
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
-    if (!text) throw new Error('openai: expected a final text');
-  });
+  } else {
+    const second = await client.chat.completions.create({ model: FAKE_REQUEST_MODEL, messages, tools: [WEATHER_TOOL_DEFINITION] });
+    text = second.choices[0]?.message.content ?? '';
+  }
+  if (!text) throw new Error('openai: expected a final text');
 }
+
+/** The loop under an app span (the instrumentations open none of their own), the final answer streamed. */
+const appTurn = (c: SetupContext, client: OpenAiClient) =>
+  inAppSpan(c, 'weather-turn', () => openAiLoop(client, { streamFinal: true, runTool: async () => JSON.stringify(WEATHER_RESULT) }));
 
 /** OpenInference (Arize): `OpenAIInstrumentation.manuallyInstrument(openai)`, session via `setSession`. */
 const openInferenceOpenAi: FrameworkSetup = {
@@ -89,7 +96,7 @@ const openInferenceOpenAi: FrameworkSetup = {
     const instrumentation = new OpenAIInstrumentation({ tracerProvider: c.tracerProvider });
     instrumentation.manuallyInstrument(OpenAI);
     const client = new OpenAI({ baseURL: c.baseURL, apiKey: 'test-key' });
-    await context.with(setSession(context.active(), { sessionId: SESSION_ID }), () => openAiLoop(c, client));
+    await context.with(setSession(context.active(), { sessionId: SESSION_ID }), () => appTurn(c, client));
   },
 };
 
@@ -104,7 +111,7 @@ const traceloopOpenAi: FrameworkSetup = {
     instrumentation.setTracerProvider(c.tracerProvider);
     instrumentation.manuallyInstrument(OpenAI);
     const client = new OpenAI({ baseURL: c.baseURL, apiKey: 'test-key' });
-    await openAiLoop(c, client);
+    await appTurn(c, client);
   },
 };
 
@@ -139,7 +146,37 @@ const openInferenceLangChain: FrameworkSetup = {
   },
 };
 
-export const SETUPS: FrameworkSetup[] = [aiSdk, openInferenceOpenAi, traceloopOpenAi, openInferenceLangChain];
+/**
+ * OpenLLMetry's full SDK, `@traceloop/node-server-sdk`: `initialize` pointed at our endpoint (its own OTLP
+ * exporter, `baseUrl` and `headers`, as a user would configure it), the `openai` module instrumented through
+ * `instrumentModules`; the loop runs inside `withAgent` (with `conversationId` and an association property)
+ * and the tool inside `withTool`. The SDK registers its provider globally, so this setup needs its own process.
+ */
+const traceloopSdk: FrameworkSetup = {
+  name: 'traceloop-sdk',
+  packages: ['@traceloop/node-server-sdk', '@traceloop/instrumentation-openai', 'openai'],
+  async run(c) {
+    const traceloop = await import('@traceloop/node-server-sdk');
+    const { default: OpenAI } = await import('openai');
+    traceloop.initialize({
+      appName: c.serviceName,
+      baseUrl: c.otlp.base,
+      headers: c.otlp.headers,
+      disableBatch: true,
+      silenceInitializationMessage: true,
+      traceloopSyncEnabled: false,
+      instrumentModules: { openAI: OpenAI as never }, // the SDK types it with the CommonJS declarations of the same module
+      processor: c.recordingProcessor as never, // the SDK's own sdk-trace-base copy has the same shape
+    });
+    const client = new OpenAI({ baseURL: c.baseURL, apiKey: 'test-key' });
+    await traceloop.withAgent({ name: 'weather-agent', conversationId: SESSION_ID, associationProperties: { user_id: 'user-1' } }, () =>
+      openAiLoop(client, { streamFinal: false, runTool: () => traceloop.withTool({ name: WEATHER_TOOL }, async () => JSON.stringify(WEATHER_RESULT)) }),
+    );
+    await traceloop.forceFlush();
+  },
+};
+
+export const SETUPS: FrameworkSetup[] = [aiSdk, openInferenceOpenAi, traceloopOpenAi, openInferenceLangChain, traceloopSdk];
 
 export function setupNamed(name: string): FrameworkSetup {
   const s = SETUPS.find((x) => x.name === name);

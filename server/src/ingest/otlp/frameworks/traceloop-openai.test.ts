@@ -10,8 +10,8 @@ const scope = '@traceloop/instrumentation-openai';
 describeFramework('traceloop-openai', {
   outline: ['weather-turn', '  chat fake-gpt', '  chat fake-gpt'],
   scopes: ['svc-framework-harness', scope, scope],
-  attributes: {
-    1: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.response.model': 'fake-gpt-2026-01-01', 'gen_ai.usage.input_tokens': 52 },
-    2: { 'gen_ai.operation.name': 'chat', 'gen_ai.response.id': 'chatcmpl-fake-2', 'gen_ai.response.finish_reasons': ['stop'] },
-  },
+  attributes: [
+    { span: 'chat fake-gpt', attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.response.model': 'fake-gpt-2026-01-01', 'gen_ai.usage.input_tokens': 52 } },
+    { span: 'chat fake-gpt', attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.response.id': 'chatcmpl-fake-2', 'gen_ai.response.finish_reasons': ['stop'] } },
+  ],
 });
