@@ -1,0 +1,20 @@
+/**
+ * Vercel AI SDK (`ai` with `@ai-sdk/openai-compatible`): `generateText` with the `get_weather` tool and two
+ * steps, `experimental_telemetry` on. What it emits today, stored and read back as sent (no agent run is
+ * derived from it yet: the convention layer does not exist). Ground truth: fixtures/ai-sdk.json.
+ */
+import { describeFramework } from './framework-test.js';
+
+describeFramework('ai-sdk', {
+  outline: ['ai.generateText', '  ai.generateText.doGenerate', '  ai.toolCall', '  ai.generateText.doGenerate'],
+  scopes: ['ai', 'ai', 'ai', 'ai'],
+  attributes: [
+    { span: 'ai.generateText', attributes: { 'ai.operationId': 'ai.generateText', 'ai.telemetry.metadata.sessionId': 'session-weather-1', 'ai.usage.inputTokens': 140, 'ai.usage.outputTokens': 29 } },
+    {
+      span: 'ai.generateText.doGenerate',
+      attributes: { 'ai.response.finishReason': 'tool-calls', 'gen_ai.request.model': 'fake-gpt', 'gen_ai.response.model': 'fake-gpt-2026-01-01', 'gen_ai.usage.input_tokens': 52 },
+    },
+    { span: 'ai.toolCall', attributes: { 'ai.operationId': 'ai.toolCall', 'ai.toolCall.name': 'get_weather', 'ai.toolCall.id': 'call_weather_1', 'ai.toolCall.args': '{"city":"Paris"}' } },
+    { span: 'ai.generateText.doGenerate', attributes: { 'ai.response.finishReason': 'stop', 'gen_ai.usage.output_tokens': 12 } },
+  ],
+});

@@ -1,0 +1,80 @@
+/**
+ * The shared body of the per-framework tests: one app per test file listening on loopback, the setup run
+ * for real against the fake model server, exported with the OTLP/HTTP protobuf exporter, then read back
+ * through the API. It asserts what holds today (the trace, its span tree and names, the attribute keys
+ * the fixture recorded); nothing about agent runs yet (no convention layer reads these attributes).
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectWithKey, testApp, type TestApp } from '../../../testing/app.js';
+import { WEATHER_CALL_ID } from '../../../testing/fake-openai.js';
+import { fixtureSpans, outline, readTrace, runSetup, type FixtureSpan } from './harness.js';
+import { setupNamed } from './setups.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+export interface FrameworkExpectations {
+  /**
+   * The span tree as `outline()` draws it (names indented by depth), in the API's order. It is compared
+   * without sibling order: the OpenTelemetry JS SDK stamps span starts in whole milliseconds, so siblings
+   * that start in the same millisecond come in span id order, which is random.
+   */
+  outline: string[];
+  /** Instrumentation scope of each span, in the same order. */
+  scopes: string[];
+  /** Attributes (a subset) that a span of the name carries, as the API answers them. */
+  attributes: { span: string; attributes: Record<string, unknown> }[];
+}
+
+/** A list compared without its order. */
+const unordered = <T>(xs: T[]) => xs.map((x) => JSON.stringify(x)).sort();
+
+export function describeFramework(name: string, want: FrameworkExpectations): void {
+  const setup = setupNamed(name);
+  describe(`framework ${name} (${setup.packages.join(', ')}) exported over OTLP/HTTP protobuf`, () => {
+    let t: TestApp;
+    let base: string;
+    beforeAll(async () => {
+      t = await testApp();
+      base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    it('the trace is stored as emitted: span tree, names, scopes, the attributes of fixtures/<setup>.json (a tool loop of two model calls)', async () => {
+      const { key } = await projectWithKey(t, ['ingest:write', 'traces:read', 'agents:content:read'], `fw-${name}`);
+      const run = await runSetup(setup, { base, key });
+
+      // The framework really drove the two-step tool loop against the model server.
+      const chats = run.modelRequests.filter((r) => r.path === '/v1/chat/completions');
+      expect(chats).toHaveLength(2);
+      expect(JSON.stringify(chats[1]!.body)).toContain(WEATHER_CALL_ID);
+
+      expect(run.traceIds).toHaveLength(1);
+      const traceId = run.traceIds[0]!;
+      const res = await fetch(`${base}/api/v1/traces?service=${run.serviceName}`, { headers: { 'x-svc-api-key': key } });
+      const list = (await res.json()) as { traces: { trace_id: string; span_count: number; root_span_name: string; error_count: number }[] };
+      expect(res.status, JSON.stringify(list)).toBe(200);
+      expect(list.traces.map((x) => [x.trace_id, x.span_count, x.root_span_name, x.error_count])).toEqual([
+        [traceId, want.outline.length, want.outline[0], 0],
+      ]);
+
+      const tr = await readTrace(base, key, traceId);
+      expect(tr.span_count).toBe(run.spanCount);
+      const spans = fixtureSpans(tr);
+      expect(unordered(outline(spans).map((line, i) => [line, spans[i]!.scope_name]))).toEqual(unordered(want.outline.map((line, i) => [line, want.scopes[i]])));
+      expect(spans.every((s) => s.withheld_attribute_keys === undefined)).toBe(true);
+      for (const w of want.attributes) expect(spans).toContainEqual(expect.objectContaining({ name: w.span, attributes: expect.objectContaining(w.attributes) }));
+
+      // The committed fixture is what this package version emits: same tree, same attribute keys per span.
+      // (A framework upgrade that changes what it emits fails here: rerun capture.ts and review the diff.)
+      const fixture = JSON.parse(readFileSync(join(here, 'fixtures', `${name}.json`), 'utf8')) as { traces: { spans: FixtureSpan[] }[] };
+      const shape = (ss: FixtureSpan[]) =>
+        unordered(ss.map((s) => ({ parent: s.parent === null ? null : ss[s.parent]!.name, name: s.name, kind: s.kind, status: s.status.code, keys: Object.keys(s.attributes).sort() })));
+      expect(shape(spans)).toEqual(shape(fixture.traces[0]!.spans));
+    });
+  });
+}
