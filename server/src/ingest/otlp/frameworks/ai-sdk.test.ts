@@ -17,4 +17,11 @@ describeFramework('ai-sdk', {
     { span: 'ai.toolCall', attributes: { 'ai.operationId': 'ai.toolCall', 'ai.toolCall.name': 'get_weather', 'ai.toolCall.id': 'call_weather_1', 'ai.toolCall.args': '{"city":"Paris"}' } },
     { span: 'ai.generateText.doGenerate', attributes: { 'ai.response.finishReason': 'stop', 'gen_ai.usage.output_tokens': 12 } },
   ],
+  // ai.generateText is the agent (named by its functionId), doGenerate the model calls, ai.toolCall the tool;
+  // the root's token totals are shown but never priced again.
+  run: {
+    fields: { agent_name: 'weather-agent', session_key: 'session-weather-1', step_count: 4, model_calls: 2, tool_calls: 1, cost_unavailable_reason: 'unpriced_model' },
+    operations: ['CANONICAL_OPERATION_INVOKE_AGENT', 'CANONICAL_OPERATION_CHAT', 'CANONICAL_OPERATION_EXECUTE_TOOL', 'CANONICAL_OPERATION_CHAT'],
+    tools: ['get_weather'],
+  },
 });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectWithKey, testApp, type TestApp } from '../../../testing/app.js';
 import { WEATHER_CALL_ID } from '../../../testing/fake-openai.js';
 import { fixtureSpans, outline, readTrace, runSetup, type FixtureSpan } from './harness.js';
+import { isRecordedContentKey } from '../../../domains/content/content-keys.js';
 import { setupNamed } from './setups.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -26,6 +27,12 @@ export interface FrameworkExpectations {
   scopes: string[];
   /** Attributes (a subset) that a span of the name carries, as the API answers them. */
   attributes: { span: string; attributes: Record<string, unknown> }[];
+  /**
+   * What the convention layer makes of the trace: the run as `GET /agent-runs/{id}` answers it (a
+   * subset), its steps' canonical operations, and its tool names; or null when the trace holds no agent
+   * span in any supported convention (then it is no run: 404).
+   */
+  run: { fields: Record<string, unknown>; operations: string[]; tools: string[] } | null;
 }
 
 /** A list compared without its order. */
@@ -45,7 +52,7 @@ export function describeFramework(name: string, want: FrameworkExpectations): vo
     });
 
     it('the trace is stored as emitted: span tree, names, scopes, the attributes of fixtures/<setup>.json (a tool loop of two model calls)', async () => {
-      const { key } = await projectWithKey(t, ['ingest:write', 'traces:read', 'agents:content:read'], `fw-${name}`);
+      const { key, projectId } = await projectWithKey(t, ['ingest:write', 'traces:read', 'agents:read', 'agents:content:read'], `fw-${name}`);
       const run = await runSetup(setup, { base, key });
 
       // The framework really drove the two-step tool loop against the model server.
@@ -75,6 +82,30 @@ export function describeFramework(name: string, want: FrameworkExpectations): vo
       const shape = (ss: FixtureSpan[]) =>
         unordered(ss.map((s) => ({ parent: s.parent === null ? null : ss[s.parent]!.name, name: s.name, kind: s.kind, status: s.status.code, keys: Object.keys(s.attributes).sort() })));
       expect(shape(spans)).toEqual(shape(fixture.traces[0]!.spans));
+
+      // The framework's own content keys are recorded content: a reader without agents:content:read gets
+      // none of them (they are named in withheld_attribute_keys instead).
+      const reader = await t.call({ method: 'POST', url: '/api/v1/account/api-keys', payload: { name: 'reader', scopes: ['traces:read'], project_id: projectId } });
+      const withheld = await readTrace(base, reader.json().key, traceId);
+      const visible = withheld.spans.flatMap((s) => Object.keys(s.attributes));
+      expect(visible.filter(isRecordedContentKey)).toEqual([]);
+      expect(withheld.spans.flatMap((s) => s.withheld_attribute_keys ?? []).length).toBeGreaterThan(0);
+
+      // The convention layer: the framework's own keys read into the agent model.
+      const runRes = await fetch(`${base}/api/v1/agent-runs/${traceId}/graph`, { headers: { 'x-svc-api-key': key } });
+      if (want.run === null) {
+        expect(runRes.status).toBe(404);
+        return;
+      }
+      const graph = (await runRes.json()) as { run: Record<string, unknown>; steps: { canonical_operation: string; tool_name?: string; cost_nanos?: number }[] };
+      expect(runRes.status, JSON.stringify(graph)).toBe(200);
+      expect(graph.run).toMatchObject(want.run.fields);
+      expect(unordered(graph.steps.map((s) => s.canonical_operation))).toEqual(unordered(want.run.operations));
+      expect(graph.steps.flatMap((s) => (s.tool_name ? [s.tool_name] : []))).toEqual(want.run.tools);
+      // Nothing is priced twice: the step costs add up to the run cost (or nothing is priced at all).
+      const stepCosts = graph.steps.reduce((a, s) => a + (s.cost_nanos ?? 0), 0);
+      if (typeof graph.run.cost_nanos === 'number') expect(stepCosts).toBe(graph.run.cost_nanos);
+      else expect(stepCosts).toBe(0);
     });
   });
 }

@@ -25,4 +25,6 @@ describeFramework('openinference-openai', {
     // The streamed call: the request model, and no token counts (today's instrumentation, usage chunk or not).
     { span: 'OpenAI Chat Completions', attributes: { 'openinference.span.kind': 'LLM', 'llm.model_name': 'fake-gpt', 'llm.input_messages.3.message.tool_call_id': 'call_weather_1' } },
   ],
+  // Bare model calls with no agent span: no run (the trace and its model spans are in /traces).
+  run: null,
 });

@@ -14,4 +14,6 @@ describeFramework('traceloop-openai', {
     { span: 'chat fake-gpt', attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.response.model': 'fake-gpt-2026-01-01', 'gen_ai.usage.input_tokens': 52 } },
     { span: 'chat fake-gpt', attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.response.id': 'chatcmpl-fake-2', 'gen_ai.response.finish_reasons': ['stop'] } },
   ],
+  // Bare model calls with no agent span: no run (the trace and its model spans are in /traces).
+  run: null,
 });

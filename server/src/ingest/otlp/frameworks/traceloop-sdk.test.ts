@@ -18,4 +18,10 @@ describeFramework('traceloop-sdk', {
     { span: 'get_weather.tool', attributes: { 'traceloop.span.kind': 'tool', 'traceloop.entity.name': 'get_weather', 'gen_ai.conversation.id': 'session-weather-1' } },
     { span: 'chat fake-gpt', attributes: { 'gen_ai.agent.name': 'weather-agent', 'gen_ai.usage.input_tokens': 88, 'gen_ai.response.finish_reasons': ['stop'] } },
   ],
+  // withAgent is the agent (traceloop.span.kind agent, named by traceloop.entity.name), withTool the tool.
+  run: {
+    fields: { agent_name: 'weather-agent', session_key: 'session-weather-1', step_count: 4, model_calls: 2, tool_calls: 1, cost_unavailable_reason: 'unpriced_model' },
+    operations: ['CANONICAL_OPERATION_INVOKE_AGENT', 'CANONICAL_OPERATION_CHAT', 'CANONICAL_OPERATION_EXECUTE_TOOL', 'CANONICAL_OPERATION_CHAT'],
+    tools: ['get_weather'],
+  },
 });
