@@ -38,8 +38,18 @@ export function canonicalOperation(operationName: string | null | undefined): st
 
 export const OP = {
   invokeAgent: 'CANONICAL_OPERATION_INVOKE_AGENT',
+  invokeWorkflow: 'CANONICAL_OPERATION_INVOKE_WORKFLOW',
   executeTool: 'CANONICAL_OPERATION_EXECUTE_TOOL',
 } as const;
+
+/**
+ * May this span be the root of a run (docs/agent-model.md "Run")? An agent span, or a workflow (chain)
+ * span at the top of its trace (no parent). A trace with an agent span is rooted at one of its agent
+ * spans; a top workflow span roots the run only when the trace holds no agent span (decided at read time).
+ */
+export function isRunRootCandidate(canonicalOperation: string, hasParent: boolean): boolean {
+  return canonicalOperation === OP.invokeAgent || (canonicalOperation === OP.invokeWorkflow && !hasParent);
+}
 
 /** Model calls: the operations that call a model (they carry usage and cost). */
 export const MODEL_OPERATIONS: readonly string[] = ['chat', 'text_completion', 'generate_content', 'embeddings'].map((o) => CANONICAL_PREFIX + o.toUpperCase());

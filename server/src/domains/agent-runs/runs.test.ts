@@ -401,6 +401,44 @@ describe('runs: derived fields', () => {
     expect(r).toMatchObject({ root_step_id: spanId(2), agent_name: 'main', observation_key: 's/main', step_count: 4, model_calls: 1 });
   });
 
+  it('a trace with no agent span is rooted at its top workflow span (a LangChain graph, a Traceloop workflow): the root step stays INVOKE_WORKFLOW', async () => {
+    const p = await project();
+    const tid = traceId(11);
+    await p.spans([
+      { traceId: tid, spanId: spanId(1), op: 'invoke_workflow', name: 'weather-graph', agentName: 'weather', serviceName: 's', startUs: at(0), endUs: at(5) },
+      { traceId: tid, spanId: spanId(2), parentSpanId: spanId(1), op: 'invoke_workflow', name: 'model_request', startUs: at(1) },
+      { traceId: tid, spanId: spanId(3), parentSpanId: spanId(2), op: 'chat', provider: 'openai', responseModel: 'gpt-x', inputTokens: 10, outputTokens: 1, startUs: at(1, 100) },
+      { traceId: tid, spanId: spanId(4), parentSpanId: spanId(1), op: 'execute_tool', toolName: 'get_weather', startUs: at(2) },
+    ]);
+    const r = (await p.get(`/agent-runs/${tid}`)).json();
+    expect(r).toMatchObject({ run_id: tid, root_step_id: spanId(1), agent_name: 'weather', observation_key: 's/weather', step_count: 4, model_calls: 1, tool_calls: 1, cost_nanos: 30 });
+    const g = (await p.get(`/agent-runs/${tid}/graph`)).json();
+    expect(g.steps.find((s: { step_id: string }) => s.step_id === spanId(1)).canonical_operation).toBe('CANONICAL_OPERATION_INVOKE_WORKFLOW');
+    // The list, its observation-key and time filters find it too.
+    const ids = async (q: string) => (await p.get(`/agent-runs?${q}`)).json().runs.map((x: { run_id: string }) => x.run_id);
+    expect(await ids('')).toEqual([tid]);
+    expect(await ids('observation_key=s/weather')).toEqual([tid]);
+    expect(await ids(`since=${encodeURIComponent('2026-03-01T10:00:00Z')}&until=${encodeURIComponent('2026-03-01T10:00:00Z')}`)).toEqual([tid]);
+    expect(await ids(`since=${encodeURIComponent('2026-03-01T10:00:01Z')}`)).toEqual([]);
+  });
+
+  it('an agent span wins over a workflow above it: the workflow is a step of the agent\'s run; a workflow that is not at the top roots nothing; bare model calls are no run', async () => {
+    const p = await project();
+    const [wrapped, nestedWorkflow, bare] = [traceId(12), traceId(13), traceId(14)];
+    await p.spans([
+      { traceId: wrapped, spanId: spanId(1), op: 'invoke_workflow', name: 'pipeline', startUs: at(0), endUs: at(9) },
+      { traceId: wrapped, spanId: spanId(2), parentSpanId: spanId(1), op: 'invoke_agent', agentName: 'inner', serviceName: 's', startUs: at(1), endUs: at(8) },
+      { traceId: nestedWorkflow, spanId: spanId(1), name: 'GET /weather', startUs: at(0), endUs: at(9) },
+      { traceId: nestedWorkflow, spanId: spanId(2), parentSpanId: spanId(1), op: 'invoke_workflow', agentName: 'w', startUs: at(1) },
+      { traceId: bare, spanId: spanId(1), name: 'weather-turn', startUs: at(0), endUs: at(9) },
+      { traceId: bare, spanId: spanId(2), parentSpanId: spanId(1), op: 'chat', responseModel: 'gpt-x', inputTokens: 3, startUs: at(1) },
+    ]);
+    expect((await p.get(`/agent-runs/${wrapped}`)).json()).toMatchObject({ root_step_id: spanId(2), agent_name: 'inner', step_count: 2 });
+    expect((await p.get(`/agent-runs/${nestedWorkflow}`)).statusCode).toBe(404);
+    expect((await p.get(`/agent-runs/${bare}`)).statusCode).toBe(404);
+    expect((await p.get('/agent-runs')).json().runs.map((x: { run_id: string }) => x.run_id)).toEqual([wrapped]);
+  });
+
   it('observation_key: "gen_ai.agent.id when present, else <service.name>/<gen_ai.agent.name> (with unknown_service ...)"', async () => {
     const p = await project();
     await p.spans([...run(1, { agentId: 'agent-42' }), ...run(2, { serviceName: undefined, agentName: 'lonely' }), ...run(3, { agentName: undefined })]);

@@ -38,7 +38,7 @@ const CostFields = {
 export const Run = Type.Object(
   {
     run_id: Type.String({ description: 'the trace id (32 lower-case hex)' }),
-    root_step_id: Type.String({ description: 'span id of the root invoke_agent span' }),
+    root_step_id: Type.String({ description: 'span id of the root step: an invoke_agent span, or the top invoke_workflow span of a trace without one' }),
     agent_name: Type.Optional(Type.String()),
     agent_id: Type.Optional(Type.String()),
     observation_key: Type.Optional(Type.String()),

@@ -202,7 +202,7 @@ export interface SightingRow {
   firstSeenUs: number;
   lastSeenUs: number;
   /**
-   * Deliveries of invoke_agent spans of the key by the credential: a span the client sent again (a
+   * Deliveries of run-root candidate spans (agent spans, top workflow spans) of the key by the credential: a span the client sent again (a
    * retried export) counts again. Telling a retry from a new sighting would need a lookup of every
    * received invoke_agent span among the stored ones in each ingest commit (the spans table has no
    * index), and spans dropped by sampling are counted without being stored at all; the runs, which

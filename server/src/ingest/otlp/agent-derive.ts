@@ -41,7 +41,6 @@ const TRUST_LABELS = new Set<string>(MEMORY_TRUST_LABELS);
 const MEMORY_OPS = new Set<string>(MEMORY_OPERATIONS);
 const CATEGORIES = new Set<string>(EVENT_CATEGORIES);
 const KINDS = new Set<string>(CONTEXT_KINDS);
-export const INVOKE_AGENT = 'CANONICAL_OPERATION_INVOKE_AGENT';
 
 // ---- attribute values
 

@@ -36,6 +36,15 @@ describe('OpenInference', () => {
     expect(span({ 'openinference.span.kind': 'TOOL', 'tool.name': 'get_weather', 'tool_call.id': 'call_1' })).toMatchObject({ toolName: 'get_weather' });
     expect(span({ 'openinference.span.kind': 'AGENT', 'agent.name': 'helper' }, 'shop')).toMatchObject({ agentName: 'helper', observationKey: 'shop/helper' });
   });
+
+  it('LangChain graphs: a CHAIN (or AGENT) span is named by metadata.lc_agent_name; agent.name wins; anything unreadable fills nothing', () => {
+    const meta = (m: string, kind = 'CHAIN', extra: Record<string, string> = {}) => span({ 'openinference.span.kind': kind, metadata: m, ...extra }, 'app').agentName;
+    expect(meta('{"ls_integration":"langchain_create_agent","lc_agent_name":"weather-agent"}')).toBe('weather-agent');
+    expect(span({ 'openinference.span.kind': 'CHAIN', metadata: '{"lc_agent_name":"w"}' }, 'app').observationKey).toBe('app/w');
+    expect(meta('{"lc_agent_name":"w"}', 'AGENT', { 'agent.name': 'explicit' })).toBe('explicit');
+    expect(meta('{"lc_agent_name":"w"}', 'LLM')).toBeNull();
+    for (const bad of ['not json', '{"lc_agent_name":', '{"lc_agent_name":42}', '{"lc_agent_name":""}', '["lc_agent_name"]', '{}', 'null']) expect(meta(bad), bad).toBeNull();
+  });
 });
 
 describe('OpenLLMetry / Traceloop', () => {

@@ -23,6 +23,8 @@ export interface Rename {
   values?: Readonly<Record<string, string>>;
   /** Fill only when another key of the span has one of these values (e.g. an entity name is a tool name on tool spans). */
   when?: { key: string; values: readonly string[] };
+  /** The source key holds a JSON object as text: take this member of it (a non-empty string). */
+  member?: string;
 }
 
 export interface ConventionTable {
@@ -43,6 +45,8 @@ const OPENINFERENCE: ConventionTable = {
       values: { LLM: 'chat', TOOL: 'execute_tool', AGENT: 'invoke_agent', CHAIN: 'invoke_workflow', RETRIEVER: 'retrieval', EMBEDDING: 'embeddings' },
     },
     { to: ATTR.agentName, from: ['agent.name'] },
+    // LangChain's createAgent runs as a graph whose spans are CHAIN spans; the agent's name is in the metadata.
+    { to: ATTR.agentName, from: ['metadata'], member: 'lc_agent_name', when: { key: 'openinference.span.kind', values: ['CHAIN', 'AGENT'] } },
     { to: ATTR.requestModel, from: ['llm.model_name', 'embedding.model_name'] },
     { to: ATTR.providerName, from: ['llm.provider'] },
     { to: ATTR.system, from: ['llm.system'] },
@@ -126,11 +130,28 @@ export function normalizeConventions(a: Attrs): void {
       if (r.when && !r.when.values.includes(scalarText(a[r.when.key]) ?? '')) continue;
       const source = r.from.find((k) => a[k] !== undefined && a[k] !== null);
       if (source === undefined) continue;
-      const value = a[source]!;
+      let value = a[source]!;
+      if (r.member !== undefined) {
+        const member = jsonMember(scalarText(value), r.member);
+        if (member === null) continue;
+        value = { stringValue: member };
+      }
       if (r.values) {
         const mapped = r.values[scalarText(value) ?? ''];
         if (mapped !== undefined) a[r.to] = { stringValue: mapped };
       } else a[r.to] = value;
     }
+  }
+}
+
+/** The member `name` of the JSON object `text`, when it is a non-empty string; null otherwise (also for text that is not JSON). */
+function jsonMember(text: string | null, name: string): string | null {
+  if (text === null || text[0] !== '{') return null;
+  try {
+    const o: unknown = JSON.parse(text);
+    const v = o !== null && typeof o === 'object' && !Array.isArray(o) ? (o as Record<string, unknown>)[name] : undefined;
+    return typeof v === 'string' && v !== '' ? v : null;
+  } catch {
+    return null;
   }
 }

@@ -17,7 +17,8 @@
  * spans: the export succeeded and the deletion is the project's policy.
  */
 import { hexOf, noId, validId, type SignalInput, type SpanMessage } from './signal-decode.js';
-import { INVOKE_AGENT, deriveEvent, deriveSpan } from './agent-derive.js';
+import { deriveEvent, deriveSpan } from './agent-derive.js';
+import { isRunRootCandidate } from '../../domains/agent-runs/model.js';
 import { attributesJson, nanosToUs } from './attributes-json.js';
 import type { KeyValue } from './decode.js';
 import { keepTraceBytes } from './traces-sampling.js';
@@ -30,7 +31,7 @@ const STATUS = ['unset', 'ok', 'error'];
 export interface TracesConversion {
   spans: SpanRow[];
   events: SpanEventRow[];
-  /** The invoke_agent spans with an observation key (kept or dropped by sampling). */
+  /** The run-root candidates (agent spans, top workflow spans) with an observation key (kept or dropped by sampling). */
   sightings: Sighting[];
   rejected: number;
   firstRejection: string | null;
@@ -82,7 +83,7 @@ export function convertTraces(input: SignalInput<SpanMessage>, samplingRate: num
     const attrs = s.attributes ?? [];
     const d = deriveSpan(attrs, resource.serviceName);
     const traceId = hexOf(s.traceId!);
-    if (d.canonicalOperation === INVOKE_AGENT && d.observationKey !== null) out.sightings.push({ traceId, observationKey: d.observationKey });
+    if (isRunRootCandidate(d.canonicalOperation, !noId(s.parentSpanId)) && d.observationKey !== null) out.sightings.push({ traceId, observationKey: d.observationKey });
 
     if (samplingRate < 1) {
       let keep = decided.get(traceId);

@@ -20,7 +20,7 @@ describeFramework('ai-sdk', {
   // ai.generateText is the agent (named by its functionId), doGenerate the model calls, ai.toolCall the tool;
   // the root's token totals are shown but never priced again.
   run: {
-    fields: { agent_name: 'weather-agent', session_key: 'session-weather-1', step_count: 4, model_calls: 2, tool_calls: 1, cost_unavailable_reason: 'unpriced_model' },
+    fields: { agent_name: 'weather-agent', session_key: 'session-weather-1', step_count: 4, model_calls: 2, tool_calls: 1, cost_nanos: 198_000 },
     operations: ['CANONICAL_OPERATION_INVOKE_AGENT', 'CANONICAL_OPERATION_CHAT', 'CANONICAL_OPERATION_EXECUTE_TOOL', 'CANONICAL_OPERATION_CHAT'],
     tools: ['get_weather'],
   },

@@ -1,15 +1,16 @@
 /**
  * The shared body of the per-framework tests: one app per test file listening on loopback, the setup run
  * for real against the fake model server, exported with the OTLP/HTTP protobuf exporter, then read back
- * through the API. It asserts what holds today (the trace, its span tree and names, the attribute keys
- * the fixture recorded); nothing about agent runs yet (no convention layer reads these attributes).
+ * through the API: the trace as emitted (span tree, names, the attribute keys the fixture recorded), the
+ * content withheld from a reader without agents:content:read, and what the convention layer makes of it
+ * (the run, its steps' operations, tools and costs, or no run).
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectWithKey, testApp, type TestApp } from '../../../testing/app.js';
-import { WEATHER_CALL_ID } from '../../../testing/fake-openai.js';
+import { FAKE_REQUEST_MODEL, FAKE_RESPONSE_MODEL, WEATHER_CALL_ID } from '../../../testing/fake-openai.js';
 import { fixtureSpans, outline, readTrace, runSetup, type FixtureSpan } from './harness.js';
 import { isRecordedContentKey } from '../../../domains/content/content-keys.js';
 import { setupNamed } from './setups.js';
@@ -91,7 +92,13 @@ export function describeFramework(name: string, want: FrameworkExpectations): vo
       expect(visible.filter(isRecordedContentKey)).toEqual([]);
       expect(withheld.spans.flatMap((s) => s.withheld_attribute_keys ?? []).length).toBeGreaterThan(0);
 
-      // The convention layer: the framework's own keys read into the agent model.
+      // The convention layer: the framework's own keys read into the agent model, priced from the
+      // project's price table (1 and 2 US dollars per million input and output tokens, so 1000 and 2000
+      // nanos per token) for the request and the response model names the fake server uses.
+      for (const model of [FAKE_REQUEST_MODEL, FAKE_RESPONSE_MODEL]) {
+        const put = await t.call({ method: 'PUT', url: `/api/v1/llm/pricing?project_id=${projectId}`, payload: { model, input_usd_per_million_tokens: 1, output_usd_per_million_tokens: 2 } });
+        expect(put.statusCode, put.body).toBe(200);
+      }
       const runRes = await fetch(`${base}/api/v1/agent-runs/${traceId}/graph`, { headers: { 'x-svc-api-key': key } });
       if (want.run === null) {
         expect(runRes.status).toBe(404);
@@ -102,6 +109,10 @@ export function describeFramework(name: string, want: FrameworkExpectations): vo
       expect(graph.run).toMatchObject(want.run.fields);
       expect(unordered(graph.steps.map((s) => s.canonical_operation))).toEqual(unordered(want.run.operations));
       expect(graph.steps.flatMap((s) => (s.tool_name ? [s.tool_name] : []))).toEqual(want.run.tools);
+      // The run's root (only it: not the nested spans that also name the agent) is one sighting of the
+      // agent by the key that sent it.
+      const identity = await fetch(`${base}/api/v1/agent-identities/${encodeURIComponent(String(graph.run.observation_key))}`, { headers: { 'x-svc-api-key': key } });
+      expect(await identity.json()).toMatchObject({ observation_key: `${run.serviceName}/${graph.run.agent_name}`, sighting_count: 1, credentials: [{ source: 'api_key', sighting_count: 1 }] });
       // Nothing is priced twice: the step costs add up to the run cost (or nothing is priced at all).
       const stepCosts = graph.steps.reduce((a, s) => a + (s.cost_nanos ?? 0), 0);
       if (typeof graph.run.cost_nanos === 'number') expect(stepCosts).toBe(graph.run.cost_nanos);

@@ -6,7 +6,8 @@
  *
  * The run CTEs (`rootsCte`, `withFallbacks`): among the trace's invoke_agent spans, the root is the earliest-starting one
  * whose parent is not another invoke_agent span of the trace (ties: smallest span id; when every one
- * has such a parent, the earliest of all), chosen with arg_min rather than a window (about twice as fast). Its session key and turn id fall back to the first span of
+ * has such a parent, the earliest of all); a trace without an invoke_agent span is rooted at its top
+ * invoke_workflow span (no parent) when it has one (`ROOT_CANDIDATE`), chosen with arg_min rather than a window (about twice as fast). Its session key and turn id fall back to the first span of
  * the trace (by start, then span id) that has one. Callers narrow the traces the CTE looks at with
  * conditions that can only drop traces the final filter drops too (a run of session S has a span
  * carrying S; a run of agent K has an invoke_agent span of K; ...).
@@ -33,7 +34,7 @@ import type {
   StepRow,
   TurnRow,
 } from '../../../domains/agent-runs/store.js';
-import { INVOKE_AGENT, MODEL_OPS, Params, STATUS_OF_ROOT, inList, lit, narrowScope, num, numOrNull, query, rootRowsCte, rootsCte, runConditions, runCte, spansOnce, strOrNull, toRunRow, withFallbacks } from './agent-runs-sql.js';
+import { INVOKE_AGENT, MODEL_OPS, ROOT_CANDIDATE, Params, STATUS_OF_ROOT, inList, lit, narrowScope, num, numOrNull, query, rootRowsCte, rootsCte, runConditions, runCte, spansOnce, strOrNull, toRunRow, withFallbacks } from './agent-runs-sql.js';
 import type { TelemetryDb } from './open.js';
 
 export class DuckDbAgentRunsQuery implements AgentRunsStore {
@@ -65,17 +66,18 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
           FROM key_rows
         )`;
       } else {
-        // Only the root's start is read: the earliest start among the invoke_agent spans not nested in
-        // another, else among all of them (the arg_min's order, without its struct).
+        // Only the root's start is read: the earliest start among the agent spans not nested in
+        // another, else among all agent spans, else the top workflow span (the arg_min's order, without its struct).
         const scope = narrowScope(project, narrow);
         keys = `
         key_ag AS (
-          SELECT trace_id, parent_span_id, span_id, start_us FROM spans
-          WHERE project_id = ${project} AND canonical_operation = ${INVOKE_AGENT} ${scope ? `AND ${scope}` : ''}
+          SELECT trace_id, parent_span_id, span_id, start_us, canonical_operation = ${INVOKE_AGENT} AS agent FROM spans
+          WHERE project_id = ${project} AND ${ROOT_CANDIDATE} ${scope ? `AND ${scope}` : ''}
         ),
         keys AS (
-          SELECT a.trace_id, coalesce(min(a.start_us) FILTER (WHERE parent.span_id IS NULL), min(a.start_us)) AS start_us
-          FROM key_ag a LEFT JOIN key_ag parent ON parent.trace_id = a.trace_id AND parent.span_id = a.parent_span_id
+          SELECT a.trace_id,
+            coalesce(min(a.start_us) FILTER (WHERE a.agent AND parent.span_id IS NULL), min(a.start_us) FILTER (WHERE a.agent), min(a.start_us)) AS start_us
+          FROM key_ag a LEFT JOIN key_ag parent ON parent.trace_id = a.trace_id AND parent.span_id = a.parent_span_id AND parent.agent
           GROUP BY a.trace_id
         )`;
       }
@@ -247,7 +249,7 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
     }
     if (f.observationKey !== undefined) {
       const k = p.str(f.observationKey);
-      narrow.push(`canonical_operation = ${INVOKE_AGENT} AND observation_key = ${k}`);
+      narrow.push(`${ROOT_CANDIDATE} AND observation_key = ${k}`);
       where.push(`r.observation_key = ${k}`);
     }
     const window: string[] = [];

@@ -13,6 +13,11 @@ export const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 export const litList = (xs: readonly string[]) => xs.map(lit).join(', ');
 
 export const INVOKE_AGENT = lit(OP.invokeAgent);
+/**
+ * The spans that may root a run (model.ts `isRunRootCandidate`): agent spans, and workflow spans at the
+ * top of their trace. Of a trace's candidates the root is an agent span when there is one.
+ */
+export const ROOT_CANDIDATE = `(canonical_operation = ${INVOKE_AGENT} OR (canonical_operation = ${lit(OP.invokeWorkflow)} AND parent_span_id IS NULL))`;
 export const MODEL_OPS = litList(MODEL_OPERATIONS);
 export const STATED_RUN_STATUSES = litList(RUN_STATUSES);
 /** The response statuses that stand in for an absent run status (docs/agent-model.md "Run", `status`). */
@@ -100,7 +105,7 @@ export function narrowScope(project: string, narrow: string[]): string {
 }
 
 /**
- * The CTEs `<name>_ag` and `<name>` (one row per run of the traces `scope` (a condition on `trace_id`, or
+ * The CTEs `<name>_ag` (the root candidates) and `<name>` (one row per run of the traces `scope` (a condition on `trace_id`, or
  * empty) selects: `r`, a struct of the root span's `columns`). Reading only the columns a query needs keeps
  * the scan and the arg_min narrow.
  */
@@ -108,14 +113,14 @@ export function rootRowsCte(project: string, scope: string, columns: readonly st
   const read = [...new Set(['span_id', 'start_us', ...columns])];
   return `
     ${name}_ag AS (
-      SELECT trace_id, parent_span_id, ingested_at_us, ${read.join(', ')} FROM spans
-      WHERE project_id = ${project} AND canonical_operation = ${INVOKE_AGENT} ${scope ? `AND ${scope}` : ''}
+      SELECT trace_id, parent_span_id, ingested_at_us, canonical_operation = ${INVOKE_AGENT} AS agent, ${read.join(', ')} FROM spans
+      WHERE project_id = ${project} AND ${ROOT_CANDIDATE} ${scope ? `AND ${scope}` : ''}
     ),
     ${name} AS (
       SELECT a.trace_id,
         arg_min({${columns.map((c) => `'${c}': a.${c}`).join(', ')}},
-                {'nested': parent.span_id IS NOT NULL, 'start': a.start_us, 'span': a.span_id, 'copy': a.ingested_at_us}) AS r
-      FROM ${name}_ag a LEFT JOIN ${name}_ag parent ON parent.trace_id = a.trace_id AND parent.span_id = a.parent_span_id
+                {'workflow': NOT a.agent, 'nested': parent.span_id IS NOT NULL, 'start': a.start_us, 'span': a.span_id, 'copy': a.ingested_at_us}) AS r
+      FROM ${name}_ag a LEFT JOIN ${name}_ag parent ON parent.trace_id = a.trace_id AND parent.span_id = a.parent_span_id AND parent.agent
       GROUP BY a.trace_id
     )`;
 }
@@ -190,14 +195,14 @@ export function runConditions(p: Params, f: RunFilter): { narrow: string[]; wher
   }
   if (f.observationKey !== undefined) {
     const k = p.str(f.observationKey);
-    narrow.push(`canonical_operation = ${INVOKE_AGENT} AND observation_key = ${k}`);
+    narrow.push(`${ROOT_CANDIDATE} AND observation_key = ${k}`);
     where.push(`observation_key = ${k}`);
   }
   if (f.sinceUs !== undefined || f.untilUs !== undefined) {
     const conds: string[] = [];
     if (f.sinceUs !== undefined) conds.push(`start_us >= ${p.int(f.sinceUs)}`);
     if (f.untilUs !== undefined) conds.push(`start_us <= ${p.int(f.untilUs)}`);
-    narrow.push(`canonical_operation = ${INVOKE_AGENT} AND ${conds.join(' AND ')}`);
+    narrow.push(`${ROOT_CANDIDATE} AND ${conds.join(' AND ')}`);
     where.push(...conds);
   }
   if (f.statuses) where.push(`status ${inList(p, f.statuses)}`);

@@ -44,7 +44,7 @@ export interface Credential {
   apiKeyId: string;
 }
 
-/** One received invoke_agent span with an observation key (kept or dropped by sampling). */
+/** One received run-root candidate (agent span or top workflow span) with an observation key (kept or dropped by sampling). */
 export interface Sighting {
   traceId: string;
   observationKey: string;
@@ -54,7 +54,7 @@ export interface SpanBatch {
   spans: SpanRow[];
   events: SpanEventRow[];
   /**
-   * Sightings: each delivery of an invoke_agent span counts, also a span sent again (a retried export).
+   * Sightings: each delivery of a run-root candidate span counts, also a span sent again (a retried export).
    * See SightingRow.sightingCount (domains/agent-runs/store.ts) for why deliveries are counted.
    */
   sightings: Sighting[];
