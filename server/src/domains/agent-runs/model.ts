@@ -54,6 +54,34 @@ export function isRunRootCandidate(canonicalOperation: string, hasParent: boolea
 /** Model calls: the operations that call a model (they carry usage and cost). */
 export const MODEL_OPERATIONS: readonly string[] = ['chat', 'text_completion', 'generate_content', 'embeddings'].map((o) => CANONICAL_PREFIX + o.toUpperCase());
 
+const MODEL_OPERATION_SET = new Set(MODEL_OPERATIONS);
+
+/** What `modelCallIds` reads of a step. */
+export interface UsageStep {
+  spanId: string;
+  parentSpanId: string | null;
+  canonicalOperation: string;
+  inputTokens: number | null;
+  outputTokens: number | null;
+}
+
+/**
+ * The model calls among the steps of one trace (docs/agent-model.md "Model calls"). A usage step is one of
+ * a model operation or that reports token counts; a model call is a usage step with no usage step below it.
+ * A parent that reports the totals of its children (the AI SDK's call span, a framework's model span
+ * around the client library's own) is not a call, so nothing is counted or priced twice.
+ * The same rule as the SQL of `modelCallsCte` (storage/telemetry/duckdb/agent-runs-sql.ts).
+ */
+export function modelCallIds(steps: readonly UsageStep[]): Set<string> {
+  const usage = steps.filter((s) => MODEL_OPERATION_SET.has(s.canonicalOperation) || s.inputTokens !== null || s.outputTokens !== null);
+  const parentOf = new Map(steps.map((s) => [s.spanId, s.parentSpanId]));
+  const above = new Set<string>(); // every step that has a usage step below it
+  for (const u of usage) {
+    for (let p = u.parentSpanId; p !== null && p !== undefined && !above.has(p); p = parentOf.get(p) ?? null) above.add(p);
+  }
+  return new Set(usage.filter((s) => !above.has(s.spanId)).map((s) => s.spanId));
+}
+
 /** Memory operations (they count in `counts.memory_ops`). */
 export const MEMORY_OPERATIONS: readonly string[] = [
   'create_memory',

@@ -490,6 +490,45 @@ describe('runs: cost ("missing or unpriced is not zero")', () => {
     expect(stepSum).toBe(g.run.cost_nanos);
   });
 
+  it('"a step whose tokens were read is a model call": a step of no known operation reporting tokens is counted and priced, in the list and the graph alike', async () => {
+    const p = await project();
+    await p.spans(run(1, {}, [{ op: null, name: 'openai.chat', requestModel: 'gpt-x', provider: 'openai', inputTokens: 10, outputTokens: 1 }, { op: 'execute_tool', toolName: 't' }]));
+    const listed = (await p.get('/agent-runs')).json().runs[0];
+    const g = (await p.get(`/agent-runs/${traceId(1)}/graph`)).json();
+    expect(listed).toMatchObject({ model_calls: 1, tool_calls: 1, cost_nanos: 10 * 2 + 1 * 10 });
+    expect(g.run).toMatchObject({ model_calls: 1, cost_nanos: 30 });
+    expect(g.counts.model_calls).toBe(1);
+    expect(g.steps.find((s: { name: string }) => s.name === 'openai.chat')).toMatchObject({ canonical_operation: 'CANONICAL_OPERATION_UNKNOWN', cost_nanos: 30 });
+  });
+
+  it('totals over calls further down are not calls either: a model span around the client library\'s own model span (two instrumentations), an agent total over a token-less workflow over the call', async () => {
+    const p = await project();
+    const tid = traceId(2);
+    await p.spans([
+      { traceId: tid, spanId: spanId(1), op: 'invoke_agent', agentName: 'a', requestModel: 'gpt-x', provider: 'openai', inputTokens: 10, outputTokens: 1, startUs: at(0), endUs: at(9) },
+      { traceId: tid, spanId: spanId(2), parentSpanId: spanId(1), op: 'invoke_workflow', startUs: at(1) },
+      { traceId: tid, spanId: spanId(3), parentSpanId: spanId(2), op: 'chat', name: 'ChatOpenAI', requestModel: 'gpt-x', provider: 'openai', inputTokens: 10, outputTokens: 1, startUs: at(2) },
+      { traceId: tid, spanId: spanId(4), parentSpanId: spanId(3), op: 'chat', name: 'OpenAI Chat Completions', requestModel: 'gpt-x', provider: 'openai', inputTokens: 10, outputTokens: 1, startUs: at(3) },
+    ]);
+    const g = (await p.get(`/agent-runs/${tid}/graph`)).json();
+    const priced = g.steps.filter((s: { cost_nanos?: number }) => s.cost_nanos !== undefined).map((s: { name: string }) => s.name);
+    expect(priced).toEqual(['OpenAI Chat Completions']);
+    expect([g.run.model_calls, g.counts.model_calls, g.run.cost_nanos]).toEqual([1, 1, 30]);
+    expect((await p.get('/agent-runs')).json().runs[0]).toMatchObject({ model_calls: 1, cost_nanos: 30 });
+  });
+
+  it('a cycle of parent links (a malformed trace) ends: no step of the cycle is a call, and the reads answer', async () => {
+    const p = await project();
+    const tid = traceId(3);
+    await p.spans([
+      { traceId: tid, spanId: spanId(1), op: 'invoke_agent', agentName: 'a', startUs: at(0), endUs: at(9) },
+      { traceId: tid, spanId: spanId(2), parentSpanId: spanId(3), op: 'chat', requestModel: 'gpt-x', provider: 'openai', inputTokens: 1, startUs: at(1) },
+      { traceId: tid, spanId: spanId(3), parentSpanId: spanId(2), op: 'chat', requestModel: 'gpt-x', provider: 'openai', inputTokens: 1, startUs: at(2) },
+    ]);
+    expect((await p.get(`/agent-runs/${tid}/graph`)).json().run).toMatchObject({ model_calls: 0, cost_unavailable_reason: 'no_model_calls' });
+    expect((await p.get('/agent-runs')).json().runs[0]).toMatchObject({ model_calls: 0, cost_unavailable_reason: 'no_model_calls' });
+  });
+
   it('rounded to whole nanos per step, half up', async () => {
     prices.set('|cheap', { inputNanosPerToken: 0.25, outputNanosPerToken: 0 });
     const p = await project();

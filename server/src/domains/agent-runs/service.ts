@@ -40,7 +40,7 @@ import { invalidRequest, notFound, tooLarge } from '../../http/errors.js';
 import { readLimit } from '../../http/pagination.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { groupCost, PriceBook, runCosts, stepCost, type Cost, type RunCostReason, type StepCost } from './cost.js';
-import { MEMORY_OPERATIONS, MODEL_OPERATIONS, OP, OUTCOMES, type Outcome } from './model.js';
+import { MEMORY_OPERATIONS, OP, OUTCOMES, modelCallIds, type Outcome } from './model.js';
 import type { ModelPrices } from './pricing-port.js';
 import {
   cursorNumber,
@@ -94,7 +94,6 @@ export type EventListInput = EventQueryInput & PageInput;
 
 const RUN_ID = new RegExp(RUN_ID_PATTERN);
 const HEX32 = /^[0-9a-f]{32}$/;
-const MODEL_OPS = new Set(MODEL_OPERATIONS);
 const MEMORY_OPS = new Set(MEMORY_OPERATIONS);
 
 /** `limit + 1` rows -> one page and the cursor of its last row when more follow. */
@@ -183,16 +182,14 @@ export class AgentRunsService {
     const steps = await this.store.steps(projectId, run.traceId);
     const book = await PriceBook.load(this.pricing, projectId, steps);
 
+    const calls = modelCallIds(steps);
     const costOf = (s: StepRow): StepCost | undefined => {
-      if (MODEL_OPS.has(s.canonicalOperation)) return stepCost(s, book);
-      // Another step (an agent or workflow span that reports its children's token totals, as the AI SDK's
-      // call span does) is never priced from tokens, so step costs never add up twice; it shows only a
-      // cost it reports itself.
+      if (calls.has(s.spanId)) return stepCost(s, book);
+      // Another step (a parent that reports its children's token totals, as the AI SDK's call span does)
+      // is never priced from tokens, so step costs never add up twice; it shows only a cost it reports itself.
       return s.reportedCostNanos !== null ? { cost_nanos: s.reportedCostNanos } : undefined;
     };
-    const usage: ModelUsageRow[] = steps
-      .filter((s) => MODEL_OPS.has(s.canonicalOperation))
-      .map((s) => ({ ...s, traceId: run.traceId, steps: 1 }));
+    const usage: ModelUsageRow[] = steps.filter((s) => calls.has(s.spanId)).map((s) => ({ ...s, traceId: run.traceId, steps: 1 }));
     const runCost = runCosts([run.traceId], usage, book).get(run.traceId)!;
 
     // Every span is a step, the root too, so `counts.steps` is the length of `steps` and agrees with the run's `step_count`.
@@ -212,7 +209,7 @@ export class AgentRunsService {
         by_canonical_operation: byOperation,
         by_outcome: byOutcome,
         tool_calls: counted.filter((s) => s.canonicalOperation === OP.executeTool).length,
-        model_calls: counted.filter((s) => MODEL_OPS.has(s.canonicalOperation)).length,
+        model_calls: calls.size,
         error_steps: byOutcome.OUTCOME_ERROR,
         memory_ops: counted.filter((s) => MEMORY_OPS.has(s.canonicalOperation)).length,
         instrumented_steps: counted.filter((s) => s.contextEvents > 0).length,

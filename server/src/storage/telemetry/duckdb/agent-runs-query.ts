@@ -34,7 +34,7 @@ import type {
   StepRow,
   TurnRow,
 } from '../../../domains/agent-runs/store.js';
-import { INVOKE_AGENT, MODEL_OPS, ROOT_CANDIDATE, Params, STATUS_OF_ROOT, inList, lit, narrowScope, num, numOrNull, query, rootRowsCte, rootsCte, runConditions, runCte, spansOnce, strOrNull, toRunRow, withFallbacks } from './agent-runs-sql.js';
+import { INVOKE_AGENT, ROOT_CANDIDATE, MODEL_CALL_COLUMNS, modelCalls, Params, STATUS_OF_ROOT, inList, lit, narrowScope, num, numOrNull, query, rootRowsCte, rootsCte, runConditions, runCte, spansOnce, strOrNull, toRunRow, withFallbacks } from './agent-runs-sql.js';
 import type { TelemetryDb } from './open.js';
 
 export class DuckDbAgentRunsQuery implements AgentRunsStore {
@@ -89,18 +89,20 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
     // Every span of the trace is a step, the root too: the counts agree with the graph's `steps` list.
     const sql = `
       WITH ${pageCte},
+      ps AS MATERIALIZED (${spansOnce(project, 'trace_id IN (SELECT trace_id FROM pg)', `${MODEL_CALL_COLUMNS}, outcome, safety_check, session_key, turn_id, start_us`)}),
+      mc AS (SELECT * FROM ${modelCalls('ps')}),
       agg AS (
         SELECT s.trace_id,
           count(*) AS step_count,
           count(*) FILTER (WHERE s.outcome = 'OUTCOME_ERROR') AS error_steps,
           count(*) FILTER (WHERE s.canonical_operation = ${lit(OP.executeTool)}) AS tool_calls,
-          count(*) FILTER (WHERE s.canonical_operation IN (${MODEL_OPS})) AS model_calls,
+          count(*) FILTER (WHERE mc.span_id IS NOT NULL) AS model_calls,
           count(*) FILTER (WHERE s.safety_check AND s.outcome IS NOT NULL) AS safety_outcomes,
           count(*) FILTER (WHERE s.safety_check AND s.outcome = 'OUTCOME_ERROR') AS safety_errors,
           first(s.session_key ORDER BY s.start_us, s.span_id) FILTER (WHERE s.session_key IS NOT NULL) AS first_session,
           first(s.turn_id ORDER BY s.start_us, s.span_id) FILTER (WHERE s.turn_id IS NOT NULL) AS first_turn
-        FROM pg JOIN ${spansOnce(project, 'trace_id IN (SELECT trace_id FROM pg)', 'trace_id, span_id, outcome, canonical_operation, safety_check, session_key, turn_id, start_us')} s
-          ON s.trace_id = pg.trace_id
+        FROM pg JOIN ps s ON s.trace_id = pg.trace_id
+        LEFT JOIN mc ON mc.trace_id = s.trace_id AND mc.span_id = s.span_id
         GROUP BY s.trace_id
       )
       SELECT pg.trace_id, pg.root_span_id, pg.agent_name, pg.agent_id, pg.observation_key, pg.service_name, pg.environment,
@@ -114,11 +116,12 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
   async modelUsage(projectId: string, traceIds: string[]): Promise<ModelUsageRow[]> {
     if (traceIds.length === 0) return [];
     const p = new Params();
-    const columns = 'trace_id, canonical_operation, provider, model, input_tokens, output_tokens, reported_cost_nanos';
+    const project = p.str(projectId);
+    const traces = `trace_id ${inList(p, traceIds)}`;
     const sql = `
+      WITH ps AS MATERIALIZED (${spansOnce(project, traces, `${MODEL_CALL_COLUMNS}, provider, model, reported_cost_nanos`)})
       SELECT trace_id, provider, model, input_tokens, output_tokens, reported_cost_nanos, count(*) AS steps
-      FROM ${spansOnce(p.str(projectId), `trace_id ${inList(p, traceIds)}`, columns)}
-      WHERE canonical_operation IN (${MODEL_OPS})
+      FROM ps SEMI JOIN ${modelCalls('ps')} mc USING (trace_id, span_id)
       GROUP BY ALL`;
     const rows = await this.db.read((c) => query(c, sql, p));
     return rows.map((r) => ({

@@ -82,6 +82,33 @@ export function spansOnce(project: string, traces: string, columns: string): str
       QUALIFY row_number() OVER (PARTITION BY so_trace, so_span ORDER BY so_copy, so_start) = 1))`;
 }
 
+/** The columns `modelCalls` reads of each span. */
+export const MODEL_CALL_COLUMNS = 'trace_id, span_id, parent_span_id, canonical_operation, input_tokens, output_tokens';
+
+/**
+ * A subquery of the model calls `(trace_id, span_id)` among the spans of `from` (a CTE with the
+ * `MODEL_CALL_COLUMNS`, each span once; model.ts `modelCallIds` is the same rule over one trace's steps).
+ * A usage step is one of a model operation or that reports token counts; a model call is a usage step
+ * with no usage step below it (a parent that reports its children's totals is not a call). Only usage
+ * steps that have children are walked down (most model spans are leaves); `UNION` ends a walk on a cycle.
+ * The recursion stays inside the subquery: a `WITH RECURSIVE` around the whole read slows its other parts.
+ */
+export function modelCalls(from: string): string {
+  const usage = `(canonical_operation IN (${MODEL_OPS}) OR input_tokens IS NOT NULL OR output_tokens IS NOT NULL)`;
+  return `(WITH RECURSIVE
+    mc_u AS MATERIALIZED (SELECT trace_id, span_id, parent_span_id, ${usage} AS usage FROM ${from}),
+    mc_down(trace_id, top, span_id) AS (
+      SELECT c.trace_id, c.parent_span_id, c.span_id
+      FROM mc_u c SEMI JOIN mc_u t ON t.trace_id = c.trace_id AND t.span_id = c.parent_span_id AND t.usage
+      UNION
+      SELECT c.trace_id, d.top, c.span_id FROM mc_down d JOIN mc_u c ON c.trace_id = d.trace_id AND c.parent_span_id = d.span_id
+    ),
+    mc_totals AS (
+      SELECT DISTINCT d.trace_id, d.top AS span_id FROM mc_down d SEMI JOIN mc_u x ON x.trace_id = d.trace_id AND x.span_id = d.span_id AND x.usage
+    )
+    SELECT u.trace_id, u.span_id FROM (SELECT trace_id, span_id FROM mc_u WHERE usage) u ANTI JOIN mc_totals USING (trace_id, span_id))`;
+}
+
 /** The root span's columns a run reads (one struct, chosen by arg_min: a span stored twice is one root). */
 export const ROOT_COLUMNS = [
   'span_id',
