@@ -1,7 +1,7 @@
 /**
  * Vercel AI SDK (`ai` with `@ai-sdk/openai-compatible`): `generateText` with the `get_weather` tool and two
- * steps, `experimental_telemetry` on. What it emits today, stored and read back as sent (no agent run is
- * derived from it yet: the convention layer does not exist). Ground truth: fixtures/ai-sdk.json.
+ * steps, `experimental_telemetry` on: its own `ai.*` keys, read into the agent model by the convention
+ * layer (conventions.ts). Ground truth: fixtures/ai-sdk.json.
  */
 import { describeFramework } from './framework-test.js';
 

@@ -49,6 +49,50 @@ const aiSdk: FrameworkSetup = {
   },
 };
 
+/**
+ * Vercel AI SDK 7 (installed under the alias `ai-v7`, with its provider as `ai-sdk-openai-compatible-v7`,
+ * beside AI SDK 6): `generateText` with the `@ai-sdk/otel` OpenTelemetry integration, which emits GenAI
+ * spans (`invoke_agent`, `agent_step`, `chat`, `execute_tool`). AI SDK 7 states Node.js 22 or later as its
+ * engine; it runs on the Node.js 20 of this suite as well.
+ */
+const aiSdk7: FrameworkSetup = {
+  name: 'ai-sdk-7',
+  packages: ['ai-v7', '@ai-sdk/otel', 'ai-sdk-openai-compatible-v7', 'zod'],
+  async run(c) {
+    const { generateText, stepCountIs, tool } = await import('ai-v7');
+    const { OpenTelemetry } = await import('@ai-sdk/otel');
+    const { createOpenAICompatible } = await import('ai-sdk-openai-compatible-v7');
+    const { z } = await import('zod');
+    const provider = createOpenAICompatible({ name: 'fake-openai', baseURL: c.baseURL, apiKey: 'test-key', includeUsage: true });
+    const result = await generateText({
+      model: provider.chatModel(FAKE_REQUEST_MODEL),
+      system: SYSTEM,
+      prompt: QUESTION,
+      tools: {
+        [WEATHER_TOOL]: tool({
+          description: WEATHER_TOOL_DEFINITION.function.description,
+          inputSchema: z.object({ city: z.string() }),
+          execute: async () => WEATHER_RESULT,
+        }),
+      },
+      stopWhen: stepCountIs(2),
+      telemetry: {
+        isEnabled: true,
+        functionId: 'weather-agent',
+        integrations: [
+          new OpenTelemetry({
+            tracer: c.tracerProvider.getTracer('ai'),
+            agentSpanName: 'functionId',
+            // The integration states no session; the app adds the GenAI key on the agent span itself.
+            enrichSpan: ({ spanType }) => (spanType === 'operation' ? { 'gen_ai.conversation.id': SESSION_ID } : undefined),
+          }),
+        ],
+      },
+    });
+    if (result.steps.length !== 2) throw new Error(`ai-sdk-7: expected 2 steps, got ${result.steps.length}`);
+  },
+};
+
 type OpenAiClient = InstanceType<typeof import('openai').default>;
 
 /**
@@ -176,7 +220,7 @@ const traceloopSdk: FrameworkSetup = {
   },
 };
 
-export const SETUPS: FrameworkSetup[] = [aiSdk, openInferenceOpenAi, traceloopOpenAi, openInferenceLangChain, traceloopSdk];
+export const SETUPS: FrameworkSetup[] = [aiSdk, aiSdk7, openInferenceOpenAi, traceloopOpenAi, openInferenceLangChain, traceloopSdk];
 
 export function setupNamed(name: string): FrameworkSetup {
   const s = SETUPS.find((x) => x.name === name);
