@@ -9,6 +9,8 @@
  *   model step), `missing_usage` (a model step with neither a reported cost nor a token count),
  *   `unpriced_model` (a model step to be priced names no model, or its model has no price). When both
  *   of the last two apply, `missing_usage` is reported.
+ * - Model calls read outside runs (`/llm/calls`, `/llm/usage`, domains/llm/calls-service.ts) are priced by
+ *   `stepCost` and summed by `callGroupCosts`, as the steps and runs here.
  * - A session's (or turn's) cost is the sum of its runs' model costs. A run that made no model call
  *   adds nothing (it has no model cost to miss); a run whose model cost is missing or unpriced makes
  *   the sum absent with `run_cost_unavailable`; a sum of 0 is absent with `zero_cost`.
@@ -61,27 +63,36 @@ export function stepCost(s: StepUsage, book: PriceBook): StepCost {
   return { cost_nanos: stepCostNanos(price, s.inputTokens ?? 0, s.outputTokens ?? 0) };
 }
 
-/** The cost of each run (by trace id) from its model steps' usage. */
-export function runCosts(traceIds: string[], usage: ModelUsageRow[], book: PriceBook): Map<string, Cost<RunCostReason>> {
-  const acc = new Map<string, { sum: number; steps: number; missing: boolean; unpriced: boolean }>();
-  for (const id of traceIds) acc.set(id, { sum: 0, steps: 0, missing: false, unpriced: false });
-  for (const u of usage) {
-    const a = acc.get(u.traceId);
+/**
+ * The cost of each group of model calls (by key): the sum of its calls' costs, or absent with a reason
+ * (`no_model_calls` for a key without calls; `missing_usage` wins over `unpriced_model`). `count` equal
+ * calls cost the same, so each is priced once and counted.
+ */
+export function callGroupCosts<K>(keys: readonly K[], calls: { key: K; usage: StepUsage; count: number }[], book: PriceBook): Map<K, Cost<RunCostReason>> {
+  const acc = new Map<K, { sum: number; steps: number; missing: boolean; unpriced: boolean }>();
+  for (const k of keys) acc.set(k, { sum: 0, steps: 0, missing: false, unpriced: false });
+  for (const { key, usage, count } of calls) {
+    const a = acc.get(key);
     if (!a) continue;
-    a.steps += u.steps;
-    const c = stepCost(u, book);
-    if ('cost_nanos' in c) a.sum += c.cost_nanos * u.steps;
+    a.steps += count;
+    const c = stepCost(usage, book);
+    if ('cost_nanos' in c) a.sum += c.cost_nanos * count;
     else if (c.cost_unavailable_reason === 'missing_usage') a.missing = true;
     else a.unpriced = true;
   }
-  const out = new Map<string, Cost<RunCostReason>>();
-  for (const [id, a] of acc) {
-    if (a.steps === 0) out.set(id, { cost_unavailable_reason: 'no_model_calls' });
-    else if (a.missing) out.set(id, { cost_unavailable_reason: 'missing_usage' });
-    else if (a.unpriced) out.set(id, { cost_unavailable_reason: 'unpriced_model' });
-    else out.set(id, { cost_nanos: a.sum });
+  const out = new Map<K, Cost<RunCostReason>>();
+  for (const [k, a] of acc) {
+    if (a.steps === 0) out.set(k, { cost_unavailable_reason: 'no_model_calls' });
+    else if (a.missing) out.set(k, { cost_unavailable_reason: 'missing_usage' });
+    else if (a.unpriced) out.set(k, { cost_unavailable_reason: 'unpriced_model' });
+    else out.set(k, { cost_nanos: a.sum });
   }
   return out;
+}
+
+/** The cost of each run (by trace id) from its model steps' usage. */
+export function runCosts(traceIds: string[], usage: ModelUsageRow[], book: PriceBook): Map<string, Cost<RunCostReason>> {
+  return callGroupCosts(traceIds, usage.map((u) => ({ key: u.traceId, usage: u, count: u.steps })), book);
 }
 
 /** Session or turn cost from its runs' costs. */

@@ -52,7 +52,7 @@ export function describeFramework(name: string, want: FrameworkExpectations): vo
     });
 
     it('the trace is stored as emitted: span tree, names, scopes, the attributes of fixtures/<setup>.json (a tool loop of two model calls)', async () => {
-      const { key, projectId } = await projectWithKey(t, ['ingest:write', 'traces:read', 'agents:read', 'agents:content:read'], `fw-${name}`);
+      const { key, projectId } = await projectWithKey(t, ['ingest:write', 'traces:read', 'agents:read', 'agents:content:read', 'llm:read'], `fw-${name}`);
       const run = await runSetup(setup, { base, key });
 
       // The framework really drove the two-step tool loop against the model server.
@@ -90,6 +90,14 @@ export function describeFramework(name: string, want: FrameworkExpectations): vo
       const visible = withheld.spans.flatMap((s) => Object.keys(s.attributes));
       expect(visible.filter(isRecordedContentKey)).toEqual([]);
       expect(withheld.spans.flatMap((s) => s.withheld_attribute_keys ?? []).length).toBeGreaterThan(0);
+
+      // Every model request is one model call, run or not (`GET /llm/calls`), with no recorded content.
+      const callsRes = await fetch(`${base}/api/v1/llm/calls?service_name=${run.serviceName}`, { headers: { 'x-svc-api-key': key } });
+      const { calls } = (await callsRes.json()) as { calls: { trace_id: string; model?: string }[] };
+      expect(callsRes.status).toBe(200);
+      expect(calls.map((c) => c.trace_id)).toEqual(chats.map(() => traceId));
+      expect(calls.every((c) => c.model !== undefined)).toBe(true);
+      expect(JSON.stringify(calls)).not.toContain('weather in Paris');
 
       // The convention layer: the framework's own keys read into the agent model.
       const runRes = await fetch(`${base}/api/v1/agent-runs/${traceId}/graph`, { headers: { 'x-svc-api-key': key } });
