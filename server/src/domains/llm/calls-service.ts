@@ -23,7 +23,7 @@ import { invalidRequest } from '../../http/errors.js';
 import { page, readLimit, type LimitRule } from '../../http/pagination.js';
 import { boundKey, parseTimeBound } from '../../http/time.js';
 import type { Clock } from '../../lib/clock.js';
-import { callGroupCosts, PriceBook, stepCost, type Cost, type StepUsage } from '../agent-runs/cost.js';
+import { PriceBook, stepCost, sumCallCosts, type Cost, type StepCost } from '../agent-runs/cost.js';
 import type { ModelPrices } from '../agent-runs/pricing-port.js';
 import { cursorNumber, durationMs, fingerprint, readCursor } from '../agent-runs/request-rules.js';
 import { present } from '../agent-runs/views.js';
@@ -82,7 +82,7 @@ class UsageSum {
   }
 }
 
-const groupKey = (u: StepUsage) => JSON.stringify([u.provider, u.model]);
+type CallCost = { cost: StepCost; count: number };
 /** null (absent) first, then code point order. */
 const byText = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
 
@@ -127,29 +127,29 @@ export class LlmCallsService {
   async usage(projectId: string, q: LlmCallsQuery) {
     const { filter } = this.filterOf(projectId, q);
     const rows = await this.store.usage(filter);
-    const book = await PriceBook.load(this.pricing, projectId, rows);
 
-    const groups = new Map<string, { provider: string | null; model: string | null; sum: UsageSum }>();
-    const totals = new UsageSum();
-    for (const r of rows) {
-      const k = groupKey(r);
+    const groups = new Map<string, { provider: string | null; model: string | null; sum: UsageSum; costs: CallCost[] }>();
+    const totals = { sum: new UsageSum(), costs: [] as CallCost[] };
+    const rowGroups = rows.map((r) => {
+      const k = JSON.stringify([r.provider, r.model]);
       let g = groups.get(k);
-      if (!g) groups.set(k, (g = { provider: r.provider, model: r.model, sum: new UsageSum() }));
-      g.sum.add(r);
-      totals.add(r);
-    }
-    const costs = callGroupCosts([...groups.keys()], rows.map((r) => ({ key: groupKey(r), usage: r, count: r.calls })), book);
-    const total = callGroupCosts(['all'], rows.map((r) => ({ key: 'all', usage: r, count: r.calls })), book).get('all')!;
+      if (!g) groups.set(k, (g = { provider: r.provider, model: r.model, sum: new UsageSum(), costs: [] }));
+      return g;
+    });
+    // Prices are read once per (provider, model); each row is priced once, as a run step.
+    const book = await PriceBook.load(this.pricing, projectId, [...groups.values()]);
+    rows.forEach((r, i) => {
+      const cost = { cost: stepCost(r, book), count: r.calls };
+      for (const into of [rowGroups[i], totals]) {
+        into.sum.add(r);
+        into.costs.push(cost);
+      }
+    });
 
-    const sorted = [...groups.entries()].sort(
-      ([, a], [, b]) => b.sum.calls - a.sum.calls || byText(a.provider, b.provider) || byText(a.model, b.model),
-    );
+    const sorted = [...groups.values()].sort((a, b) => b.sum.calls - a.sum.calls || byText(a.provider, b.provider) || byText(a.model, b.model));
     return {
-      groups: sorted.slice(0, MAX_USAGE_GROUPS).map(([k, g]) => ({
-        ...present({ provider: g.provider, model: g.model }),
-        ...g.sum.view(costs.get(k)!),
-      })),
-      totals: totals.view(total),
+      groups: sorted.slice(0, MAX_USAGE_GROUPS).map((g) => ({ ...present({ provider: g.provider, model: g.model }), ...g.sum.view(sumCallCosts(g.costs)) })),
+      totals: totals.sum.view(sumCallCosts(totals.costs)),
       truncated: sorted.length > MAX_USAGE_GROUPS,
       since: isoMicros(filter.sinceUs),
       until: isoMicros(filter.untilUs),
