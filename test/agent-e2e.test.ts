@@ -2,7 +2,7 @@
  * End to end over real HTTP (issue 4 "Tests"): the server started as a user starts it; the official
  * OpenTelemetry JS trace SDK (protobuf exporter) sends an agent run and the logs SDK sends records (one
  * inside the run's chat span); the real `svc` binary reads them back: `agent-runs list|get --graph|context`,
- * `logs query`, and `logs tail`, which prints a record sent after it started and exits 3 once the key it
+ * `llm calls|usage`, `logs query`, and `logs tail`, which prints a record sent after it started and exits 3 once the key it
  * uses is revoked (the server re-checks the credential every 300 ms here).
  */
 import fs from 'node:fs';
@@ -13,7 +13,7 @@ import { SeverityNumber } from '@opentelemetry/api-logs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSvc, tempConfigHome } from '../cli/src/testing/fake-api.js';
 import { startServer, stopServer, type ServerProcess } from '../server/src/testing/server-process.js';
-import { hrMicros, isoFromMicros, readable, sendAgentRun, sendLogs, type AgentRunSpans } from '../server/src/testing/otel-agent-run.js';
+import { CHAT_USAGE, hrMicros, isoFromMicros, readable, sendAgentRun, sendLogs, type AgentRunSpans } from '../server/src/testing/otel-agent-run.js';
 
 const OWNER_KEY = 'svc_agent_e2e_owner_key_0123456789abcdef';
 const PROJECT = '3a0c6e2d-5b1f-4c7a-9e8d-2f4b6a8c0e1d';
@@ -44,7 +44,7 @@ describe('OpenTelemetry trace and logs SDKs -> service -> svc agent-runs / svc l
     // A project key (the one revoked at the end) sends and reads everything.
     const created = await ownerFetch('/account/api-keys', {
       method: 'POST',
-      body: JSON.stringify({ name: 'agent-e2e', scopes: ['ingest:write', 'agents:read', 'logs:read'], project_id: PROJECT }),
+      body: JSON.stringify({ name: 'agent-e2e', scopes: ['ingest:write', 'agents:read', 'logs:read', 'llm:read'], project_id: PROJECT }),
     });
     expect(created.status).toBe(201);
     const key = await created.json();
@@ -107,6 +107,32 @@ describe('OpenTelemetry trace and logs SDKs -> service -> svc agent-runs / svc l
   it('svc agent-runs list --json finds the run with its counts', async () => {
     expect(await svc(['agent-runs', 'list', '--json'])).toEqual({ runs: [expectedRun()], next_cursor: null });
     expect(await svc(['agent-runs', 'list', '--status', 'failed', '--json'])).toEqual({ runs: [], next_cursor: null });
+  });
+
+  it('svc llm calls and svc llm usage --json find the run\'s model call, unpriced as its step', async () => {
+    const chat = run.chat.spanContext().spanId;
+    const { started_at, duration_ms } = times(run.chat);
+    const { calls, next_cursor } = await svc(['llm', 'calls', '--json']);
+    expect(next_cursor).toBeNull();
+    expect(calls).toEqual([
+      expect.objectContaining({
+        trace_id: runId,
+        span_id: chat,
+        started_at,
+        duration_ms,
+        canonical_operation: 'CANONICAL_OPERATION_CHAT',
+        service_name: SERVICE,
+        provider: CHAT_USAGE.provider,
+        model: CHAT_USAGE.model,
+        input_tokens: CHAT_USAGE.inputTokens,
+        output_tokens: CHAT_USAGE.outputTokens,
+        cost_unavailable_reason: 'unpriced_model',
+      }),
+    ]);
+    expect(calls[0]).not.toHaveProperty('ended_at');
+    const usage = await svc(['llm', 'usage', '--model', CHAT_USAGE.model, '--json']);
+    const sums = { model_calls: 1, input_tokens: CHAT_USAGE.inputTokens, output_tokens: CHAT_USAGE.outputTokens, calls_without_usage: 0, cost_unavailable_reason: 'unpriced_model' };
+    expect(usage).toMatchObject({ groups: [{ provider: CHAT_USAGE.provider, model: CHAT_USAGE.model, ...sums }], totals: sums, truncated: false });
   });
 
   it('svc agent-runs get <id> --graph --json has every step', async () => {

@@ -32,6 +32,7 @@ import { OAUTH_SCHEMAS } from './domains/oauth/openapi.js';
 import { oauthRoutes } from './domains/oauth/routes.js';
 import { consentRoutes } from './domains/oauth/consent-routes.js';
 import { agentRunRoutes } from './domains/agent-runs/routes.js';
+import { llmCallRoutes } from './domains/llm/calls-routes.js';
 import { llmRoutes } from './domains/llm/routes.js';
 
 export { API_PREFIX };
@@ -109,6 +110,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       agentConnectionRoutes(api, ctx);
       agentRunRoutes(api, ctx);
       llmRoutes(api, ctx);
+      llmCallRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

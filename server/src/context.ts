@@ -5,6 +5,7 @@ import { AgentConnectionService } from './domains/agent-connections/service.js';
 import { ApiKeyService } from './domains/api-keys/service.js';
 import { AuditService } from './domains/audit/service.js';
 import { IdempotencyService } from './domains/idempotency/service.js';
+import { LlmCallsService } from './domains/llm/calls-service.js';
 import { LlmPricingService } from './domains/llm/service.js';
 import { MetricsService } from './domains/metrics/service.js';
 import { LogsService } from './domains/logs/service.js';
@@ -25,6 +26,7 @@ import { KeyedHash } from './lib/keyed-hash.js';
 import type { ControlStore } from './storage/control/stores.js';
 import { DuckDbMetricsQuery } from './storage/telemetry/duckdb/metrics-query.js';
 import { DuckDbAgentRunsQuery } from './storage/telemetry/duckdb/agent-runs-query.js';
+import { DuckDbLlmCallsQuery } from './storage/telemetry/duckdb/llm-calls-query.js';
 import { MetricsWriter } from './storage/telemetry/duckdb/metrics-writer.js';
 import { LogsWriter } from './storage/telemetry/duckdb/logs-writer.js';
 import { SpansWriter } from './storage/telemetry/duckdb/spans-writer.js';
@@ -63,6 +65,8 @@ export interface AppContext {
   idempotency: IdempotencyService;
   /** The LLM model price table (`/llm/pricing`); also the `ModelPricing` port of the agent-run cost calculation. */
   llmPricing: LlmPricingService;
+  /** Every model call of a project, inside agent runs or not (`/llm/calls`, `/llm/usage`), priced from `llmPricing`. */
+  llmCalls: LlmCallsService;
   /** Group-commit writer of ingested metric rows (OTLP); stop() it before closing the telemetry store. */
   metricsWriter: MetricsWriter;
   /** Group-commit writers of ingested spans (with agent sightings) and log records (OTLP), each on its own connection; stop() them before closing the telemetry store. */
@@ -122,6 +126,8 @@ export function buildContext(opts: {
     logTail,
     // Run costs read the project's price table when the run is read.
     agentRuns: new AgentRunsService(new DuckDbAgentRunsQuery(opts.telemetry), llmPricing, clock),
+    // Model calls, in runs or not, priced as run steps.
+    llmCalls: new LlmCallsService(new DuckDbLlmCallsQuery(opts.telemetry), llmPricing, clock),
     metricsWriter,
     spansWriter: new SpansWriter(opts.telemetry),
     logsWriter: new LogsWriter(opts.telemetry),

@@ -68,7 +68,8 @@ interface ServicesResponse {
   until: string;
 }
 
-const windowFlags = (cmd: Command, what: string) =>
+/** --since/--until of a read whose server default is the 24 hours ending at --until (as `GET /traces`). */
+export const windowFlags = (cmd: Command, what: string) =>
   cmd
     .option('--since <time>', `${what} from: a duration before now (30m, 6h, 7d; s, m, h, d, w) or an RFC 3339 timestamp (server default: 24h before --until)`)
     .option('--until <time>', `${what} until: a duration before now or an RFC 3339 timestamp (server default: now)`);

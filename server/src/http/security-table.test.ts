@@ -120,6 +120,8 @@ describe('security table', () => {
       { method: 'GET', url: `/api/v1/llm/pricing?project_id=${fixture.projectId}` },
       { method: 'PUT', url: `/api/v1/llm/pricing?project_id=${fixture.projectId}`, payload: { model: 'm', input_usd_per_million_tokens: 1, output_usd_per_million_tokens: 1 } },
       { method: 'DELETE', url: `/api/v1/llm/pricing?project_id=${fixture.projectId}&model=m` },
+      { method: 'GET', url: `/api/v1/llm/calls?project_id=${fixture.projectId}` },
+      { method: 'GET', url: `/api/v1/llm/usage?project_id=${fixture.projectId}` },
     ];
     for (const c of cases) {
       const res = await t.call({ method: c.method as never, url: c.url, payload: c.payload, key: other.ownerKey });

@@ -9,6 +9,8 @@
  *   model step), `missing_usage` (a model step with neither a reported cost nor a token count),
  *   `unpriced_model` (a model step to be priced names no model, or its model has no price). When both
  *   of the last two apply, `missing_usage` is reported.
+ * - Model calls read outside runs (`/llm/calls`, `/llm/usage`, domains/llm/calls-service.ts) are priced by
+ *   `stepCost` and summed by `sumCallCosts`, as the steps and runs here.
  * - A session's (or turn's) cost is the sum of its runs' model costs. A run that made no model call
  *   adds nothing (it has no model cost to miss); a run whose model cost is missing or unpriced makes
  *   the sum absent with `run_cost_unavailable`; a sum of 0 is absent with `zero_cost`.
@@ -61,27 +63,32 @@ export function stepCost(s: StepUsage, book: PriceBook): StepCost {
   return { cost_nanos: stepCostNanos(price, s.inputTokens ?? 0, s.outputTokens ?? 0) };
 }
 
+/**
+ * The sum of model-call costs (each counted `count` times: equal calls cost the same), or absent with a
+ * reason: `no_model_calls` when there is no call; `missing_usage` before `unpriced_model`.
+ */
+export function sumCallCosts(costs: Iterable<{ cost: StepCost; count: number }>): Cost<RunCostReason> {
+  let sum = 0;
+  let calls = 0;
+  let missing = false;
+  let unpriced = false;
+  for (const { cost, count } of costs) {
+    calls += count;
+    if ('cost_nanos' in cost) sum += cost.cost_nanos * count;
+    else if (cost.cost_unavailable_reason === 'missing_usage') missing = true;
+    else unpriced = true;
+  }
+  if (calls === 0) return { cost_unavailable_reason: 'no_model_calls' };
+  if (missing) return { cost_unavailable_reason: 'missing_usage' };
+  if (unpriced) return { cost_unavailable_reason: 'unpriced_model' };
+  return { cost_nanos: sum };
+}
+
 /** The cost of each run (by trace id) from its model steps' usage. */
 export function runCosts(traceIds: string[], usage: ModelUsageRow[], book: PriceBook): Map<string, Cost<RunCostReason>> {
-  const acc = new Map<string, { sum: number; steps: number; missing: boolean; unpriced: boolean }>();
-  for (const id of traceIds) acc.set(id, { sum: 0, steps: 0, missing: false, unpriced: false });
-  for (const u of usage) {
-    const a = acc.get(u.traceId);
-    if (!a) continue;
-    a.steps += u.steps;
-    const c = stepCost(u, book);
-    if ('cost_nanos' in c) a.sum += c.cost_nanos * u.steps;
-    else if (c.cost_unavailable_reason === 'missing_usage') a.missing = true;
-    else a.unpriced = true;
-  }
-  const out = new Map<string, Cost<RunCostReason>>();
-  for (const [id, a] of acc) {
-    if (a.steps === 0) out.set(id, { cost_unavailable_reason: 'no_model_calls' });
-    else if (a.missing) out.set(id, { cost_unavailable_reason: 'missing_usage' });
-    else if (a.unpriced) out.set(id, { cost_unavailable_reason: 'unpriced_model' });
-    else out.set(id, { cost_nanos: a.sum });
-  }
-  return out;
+  const byRun = new Map<string, { cost: StepCost; count: number }[]>(traceIds.map((id) => [id, []]));
+  for (const u of usage) byRun.get(u.traceId)?.push({ cost: stepCost(u, book), count: u.steps });
+  return new Map([...byRun].map(([id, costs]) => [id, sumCallCosts(costs)]));
 }
 
 /** Session or turn cost from its runs' costs. */

@@ -24,7 +24,7 @@ import { durationMs } from './request-rules.js';
 import type { EventRow, RunRow, SightingRow, StepRow } from './store.js';
 
 /** Copies the members whose value is not null/undefined. */
-function present<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: NonNullable<T[K]> } {
+export function present<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: NonNullable<T[K]> } {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) if (v !== null && v !== undefined) out[k] = v;
   return out as { [K in keyof T]?: NonNullable<T[K]> };

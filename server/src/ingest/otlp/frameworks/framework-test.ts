@@ -53,7 +53,7 @@ export function describeFramework(name: string, want: FrameworkExpectations): vo
     });
 
     it('the trace is stored as emitted: span tree, names, scopes, the attributes of fixtures/<setup>.json (a tool loop of two model calls)', async () => {
-      const { key, projectId } = await projectWithKey(t, ['ingest:write', 'traces:read', 'agents:read', 'agents:content:read'], `fw-${name}`);
+      const { key, projectId } = await projectWithKey(t, ['ingest:write', 'traces:read', 'agents:read', 'agents:content:read', 'llm:read', 'llm:write'], `fw-${name}`);
       const run = await runSetup(setup, { base, key });
 
       // The framework really drove the two-step tool loop against the model server.
@@ -99,6 +99,15 @@ export function describeFramework(name: string, want: FrameworkExpectations): vo
         const put = await t.call({ method: 'PUT', url: `/api/v1/llm/pricing?project_id=${projectId}`, payload: { model, input_usd_per_million_tokens: 1, output_usd_per_million_tokens: 2 } });
         expect(put.statusCode, put.body).toBe(200);
       }
+      // Every model request is one model call, run or not (`GET /llm/calls`), with no recorded content.
+      const callsRes = await fetch(`${base}/api/v1/llm/calls?service_name=${run.serviceName}`, { headers: { 'x-svc-api-key': key } });
+      const { calls } = (await callsRes.json()) as { calls: { trace_id: string; model?: string }[] };
+      expect(callsRes.status).toBe(200);
+      expect(calls.map((c) => c.trace_id)).toEqual(chats.map(() => traceId));
+      expect(calls.every((c) => c.model !== undefined)).toBe(true);
+      expect(JSON.stringify(calls)).not.toContain('weather in Paris');
+
+      // The agent model.
       const runRes = await fetch(`${base}/api/v1/agent-runs/${traceId}/graph`, { headers: { 'x-svc-api-key': key } });
       if (want.run === null) {
         expect(runRes.status).toBe(404);
@@ -113,10 +122,13 @@ export function describeFramework(name: string, want: FrameworkExpectations): vo
       // agent by the key that sent it.
       const identity = await fetch(`${base}/api/v1/agent-identities/${encodeURIComponent(String(graph.run.observation_key))}`, { headers: { 'x-svc-api-key': key } });
       expect(await identity.json()).toMatchObject({ observation_key: `${run.serviceName}/${graph.run.agent_name}`, sighting_count: 1, credentials: [{ source: 'api_key', sighting_count: 1 }] });
-      // Nothing is priced twice: the step costs add up to the run cost (or nothing is priced at all).
+      // Nothing is priced twice: the step costs add up to the run cost (or nothing is priced at all), and
+      // the model calls of /llm/usage cost what the run costs.
       const stepCosts = graph.steps.reduce((a, s) => a + (s.cost_nanos ?? 0), 0);
       if (typeof graph.run.cost_nanos === 'number') expect(stepCosts).toBe(graph.run.cost_nanos);
       else expect(stepCosts).toBe(0);
+      const usage = await fetch(`${base}/api/v1/llm/usage?service_name=${run.serviceName}`, { headers: { 'x-svc-api-key': key } });
+      expect(((await usage.json()) as { totals: Record<string, unknown> }).totals).toMatchObject({ model_calls: graph.run.model_calls, cost_nanos: graph.run.cost_nanos });
     });
   });
 }
