@@ -300,7 +300,7 @@ it('a span sent twice (a retried export, or repeated in one request) is one call
 describe('what a model call is: the same rule as the run reads (docs/agent-model.md "Model calls")', () => {
   it('"a step whose tokens were read is a model call"; a parent reporting the totals of calls below it is not, however deep', async () => {
     const p = await project();
-    const [t1, t2] = [traceId(301), traceId(302)];
+    const [t1, t2] = [traceId(), traceId()];
     await p.send([
       // An agent total over a token-less workflow over the call: one call.
       call({ traceId: t1, spanId: sid(1), at: BASE, op: 'invoke_agent', model: 'gpt-x', input: 20, output: 2 }),

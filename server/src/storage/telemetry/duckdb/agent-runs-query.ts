@@ -17,6 +17,7 @@
  * counts or lists spans reads them through `spansOnce`, over the spans of the traces being read only (a
  * window orders the copies of the spans stored more than once; the others pass as they are). Span events are told apart by (trace, span, position).
  */
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { OP } from '../../../domains/agent-runs/model.js';
 import type {
   AgentRunsStore,
@@ -34,7 +35,8 @@ import type {
   StepRow,
   TurnRow,
 } from '../../../domains/agent-runs/store.js';
-import { INVOKE_AGENT, ROOT_CANDIDATE, MODEL_CALL_COLUMNS, modelCalls, Params, STATUS_OF_ROOT, inList, lit, narrowScope, num, numOrNull, query, rootRowsCte, rootsCte, runConditions, runCte, spansOnce, strOrNull, toRunRow, withFallbacks } from './agent-runs-sql.js';
+import { INVOKE_AGENT, ROOT_CANDIDATE, Params, STATUS_OF_ROOT, inList, lit, narrowScope, num, numOrNull, query, rootRowsCte, rootsCte, runConditions, runCte, spansOnce, strOrNull, toRunRow, withFallbacks } from './agent-runs-sql.js';
+import { MODEL_CALL_COLUMNS, nestedUsage, totalsCte, usageStep } from './model-calls-sql.js';
 import type { TelemetryDb } from './open.js';
 
 export class DuckDbAgentRunsQuery implements AgentRunsStore {
@@ -89,20 +91,19 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
     // Every span of the trace is a step, the root too: the counts agree with the graph's `steps` list.
     const sql = `
       WITH ${pageCte},
-      ps AS MATERIALIZED (${spansOnce(project, 'trace_id IN (SELECT trace_id FROM pg)', `${MODEL_CALL_COLUMNS}, outcome, safety_check, session_key, turn_id, start_us`)}),
-      mc AS (SELECT * FROM ${modelCalls('ps')}),
+      ps AS (${spansOnce(project, 'trace_id IN (SELECT trace_id FROM pg)', `${MODEL_CALL_COLUMNS}, outcome, safety_check, session_key, turn_id, start_us`)}),
       agg AS (
         SELECT s.trace_id,
           count(*) AS step_count,
           count(*) FILTER (WHERE s.outcome = 'OUTCOME_ERROR') AS error_steps,
           count(*) FILTER (WHERE s.canonical_operation = ${lit(OP.executeTool)}) AS tool_calls,
-          count(*) FILTER (WHERE mc.span_id IS NOT NULL) AS model_calls,
+          count(*) FILTER (WHERE ${usageStep('s')}) AS usage_steps,
+          ${nestedUsage('s')} AS nested_usage,
           count(*) FILTER (WHERE s.safety_check AND s.outcome IS NOT NULL) AS safety_outcomes,
           count(*) FILTER (WHERE s.safety_check AND s.outcome = 'OUTCOME_ERROR') AS safety_errors,
           first(s.session_key ORDER BY s.start_us, s.span_id) FILTER (WHERE s.session_key IS NOT NULL) AS first_session,
           first(s.turn_id ORDER BY s.start_us, s.span_id) FILTER (WHERE s.turn_id IS NOT NULL) AS first_turn
         FROM pg JOIN ps s ON s.trace_id = pg.trace_id
-        LEFT JOIN mc ON mc.trace_id = s.trace_id AND mc.span_id = s.span_id
         GROUP BY s.trace_id
       )
       SELECT pg.trace_id, pg.root_span_id, pg.agent_name, pg.agent_id, pg.observation_key, pg.service_name, pg.environment,
@@ -110,20 +111,41 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
         pg.status, pg.terminal_reason, pg.start_us, pg.end_us, agg.* EXCLUDE (trace_id, first_session, first_turn)
       FROM pg JOIN agg ON agg.trace_id = pg.trace_id
       ORDER BY pg.start_us DESC, pg.trace_id DESC`;
-    return this.db.read(async (c) => (await query(c, sql, p)).map(toRunRow));
+    return this.db.read(async (c) => {
+      const rows = await query(c, sql, p);
+      // A usage step is a model call unless it reports the totals of usage steps below it: only the traces
+      // where a usage step has a child are walked (a second, small query).
+      const nested = rows.filter((r) => r.nested_usage === true).map((r) => String(r.trace_id));
+      const totals = nested.length ? await totalsPerTrace(c, filter.projectId, nested) : new Map<string, number>();
+      return rows.map((r) => toRunRow({ ...r, model_calls: num(r.usage_steps) - (totals.get(String(r.trace_id)) ?? 0) }));
+    });
   }
 
   async modelUsage(projectId: string, traceIds: string[]): Promise<ModelUsageRow[]> {
     if (traceIds.length === 0) return [];
+    const groups = 'trace_id, provider, model, input_tokens, output_tokens, reported_cost_nanos';
+    const spans = (p: Params, ids: string[]) =>
+      `ps AS MATERIALIZED (${spansOnce(p.str(projectId), `trace_id ${inList(p, ids)}`, `${MODEL_CALL_COLUMNS}, provider, model, reported_cost_nanos`)})`;
+    // The usage steps of the traces where no usage step has a child are all model calls; the other traces
+    // (named by a row with `nested`) are read again with the walk that leaves out the totals.
     const p = new Params();
-    const project = p.str(projectId);
-    const traces = `trace_id ${inList(p, traceIds)}`;
     const sql = `
-      WITH ps AS MATERIALIZED (${spansOnce(project, traces, `${MODEL_CALL_COLUMNS}, provider, model, reported_cost_nanos`)})
-      SELECT trace_id, provider, model, input_tokens, output_tokens, reported_cost_nanos, count(*) AS steps
-      FROM ps SEMI JOIN ${modelCalls('ps')} mc USING (trace_id, span_id)
-      GROUP BY ALL`;
-    const rows = await this.db.read((c) => query(c, sql, p));
+      WITH ${spans(p, traceIds)},
+      nest AS (SELECT s.trace_id FROM ps s GROUP BY s.trace_id HAVING ${nestedUsage('s')})
+      SELECT ${groups}, count(*) AS steps, false AS nested FROM ps
+      WHERE ${usageStep()} AND trace_id NOT IN (SELECT trace_id FROM nest) GROUP BY ALL
+      UNION ALL SELECT trace_id, NULL, NULL, NULL, NULL, NULL, 0, true FROM nest`;
+    const rows = await this.db.read(async (c) => {
+      const fast = await query(c, sql, p);
+      const nested = fast.filter((r) => r.nested === true).map((r) => String(r.trace_id));
+      if (nested.length === 0) return fast;
+      const q = new Params();
+      const exact = `
+        WITH ${spans(q, nested)}, ${totalsCte('ps')}
+        SELECT ${groups}, count(*) AS steps FROM (SELECT * FROM ps WHERE ${usageStep()}) ANTI JOIN tot USING (trace_id, span_id)
+        GROUP BY ALL`;
+      return [...fast.filter((r) => r.nested !== true), ...(await query(c, exact, q))];
+    });
     return rows.map((r) => ({
       traceId: String(r.trace_id),
       provider: strOrNull(r.provider),
@@ -325,4 +347,14 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
       sightingCount: num(r.sighting_count),
     }));
   }
+}
+
+/** The number of usage steps per trace that report totals of usage steps below them (`totalsCte`). */
+async function totalsPerTrace(c: DuckDBConnection, projectId: string, traceIds: string[]): Promise<Map<string, number>> {
+  const p = new Params();
+  const sql = `
+    WITH ps AS MATERIALIZED (${spansOnce(p.str(projectId), `trace_id ${inList(p, traceIds)}`, MODEL_CALL_COLUMNS)}),
+    ${totalsCte('ps')}
+    SELECT trace_id, count(*) AS n FROM tot GROUP BY trace_id`;
+  return new Map((await query(c, sql, p)).map((r) => [String(r.trace_id), num(r.n)]));
 }

@@ -82,53 +82,6 @@ export function spansOnce(project: string, traces: string, columns: string): str
       QUALIFY row_number() OVER (PARTITION BY so_trace, so_span ORDER BY so_copy, so_start) = 1))`;
 }
 
-/** A usage step (model.ts `modelCallIds`): a model operation, or a span that reports token counts. */
-export const USAGE_STEP = `(canonical_operation IN (${MODEL_OPS}) OR input_tokens IS NOT NULL OR output_tokens IS NOT NULL)`;
-
-/**
- * The usage steps among `cand` (a CTE of spans, each once, with `trace_id`, `span_id`) that report totals of
- * usage steps below them, as the CTEs `<name>_par`, `<name>_fam`, `<name>`: only the traces where a
- * candidate has children are read again (most model spans are leaves), and `modelCalls` decides there.
- */
-export function totalsAmong(project: string, cand: string, name = 'tot'): string {
-  return `
-    ${name}_par AS (
-      SELECT DISTINCT c.trace_id FROM ${cand} c
-      SEMI JOIN spans s ON s.project_id = ${project} AND s.trace_id = c.trace_id AND s.parent_span_id = c.span_id
-    ),
-    ${name}_fam AS MATERIALIZED (${spansOnce(project, `trace_id IN (SELECT trace_id FROM ${name}_par)`, MODEL_CALL_COLUMNS)}),
-    ${name} AS (
-      SELECT trace_id, span_id FROM ${name}_fam WHERE ${USAGE_STEP}
-      EXCEPT SELECT trace_id, span_id FROM ${modelCalls(`${name}_fam`)}
-    )`;
-}
-
-/** The columns `modelCalls` reads of each span. */
-export const MODEL_CALL_COLUMNS = 'trace_id, span_id, parent_span_id, canonical_operation, input_tokens, output_tokens';
-
-/**
- * A subquery of the model calls `(trace_id, span_id)` among the spans of `from` (a CTE with the
- * `MODEL_CALL_COLUMNS`, each span once; model.ts `modelCallIds` is the same rule over one trace's steps).
- * A usage step is one of a model operation or that reports token counts; a model call is a usage step
- * with no usage step below it (a parent that reports its children's totals is not a call). Only usage
- * steps that have children are walked down (most model spans are leaves); `UNION` ends a walk on a cycle.
- * The recursion stays inside the subquery: a `WITH RECURSIVE` around the whole read slows its other parts.
- */
-export function modelCalls(from: string): string {
-  return `(WITH RECURSIVE
-    mc_u AS MATERIALIZED (SELECT trace_id, span_id, parent_span_id, ${USAGE_STEP} AS usage FROM ${from}),
-    mc_down(trace_id, top, span_id) AS (
-      SELECT c.trace_id, c.parent_span_id, c.span_id
-      FROM mc_u c SEMI JOIN mc_u t ON t.trace_id = c.trace_id AND t.span_id = c.parent_span_id AND t.usage
-      UNION
-      SELECT c.trace_id, d.top, c.span_id FROM mc_down d JOIN mc_u c ON c.trace_id = d.trace_id AND c.parent_span_id = d.span_id
-    ),
-    mc_totals AS (
-      SELECT DISTINCT d.trace_id, d.top AS span_id FROM mc_down d SEMI JOIN mc_u x ON x.trace_id = d.trace_id AND x.span_id = d.span_id AND x.usage
-    )
-    SELECT u.trace_id, u.span_id FROM (SELECT trace_id, span_id FROM mc_u WHERE usage) u ANTI JOIN mc_totals USING (trace_id, span_id))`;
-}
-
 /** The root span's columns a run reads (one struct, chosen by arg_min: a span stored twice is one root). */
 export const ROOT_COLUMNS = [
   'span_id',

@@ -1,12 +1,13 @@
 /**
  * DuckDB adapter of the model-call reads (domains/llm/calls-store.ts): the model calls of a project, inside
  * an agent run or not, listed or grouped by usage. A model call is what the agent reads count as one
- * (docs/agent-model.md "Model calls"): a usage step (`USAGE_STEP`) that reports no totals of usage steps
+ * (docs/agent-model.md "Model calls"): a usage step (`usageStep`) that reports no totals of usage steps
  * below it (`totalsAmong`), so both read the same calls. Each span is read once (`spansOnce`: the first
  * ingested copy of a span stored twice). Every user value is a bound parameter.
  */
 import type { LlmCallFilter, LlmCallPosition, LlmCallRow, LlmCallsStore, LlmUsageRow } from '../../../domains/llm/calls-store.js';
-import { Params, USAGE_STEP, num, numOrNull, query, spansOnce, strOrNull, totalsAmong } from './agent-runs-sql.js';
+import { Params, num, numOrNull, query, spansOnce, strOrNull } from './agent-runs-sql.js';
+import { totalsAmong, usageStep } from './model-calls-sql.js';
 import type { TelemetryDb } from './open.js';
 
 
@@ -18,7 +19,7 @@ const USAGE_COLUMNS = 'provider, model, input_tokens, output_tokens, reported_co
  */
 function callsCte(p: Params, f: LlmCallFilter, columns: string, extra: string[] = []): string {
   const project = p.str(f.projectId);
-  const where = [USAGE_STEP, `start_us >= ${p.int(f.sinceUs)}`, `start_us <= ${p.int(f.untilUs)}`, ...extra];
+  const where = [usageStep(), `start_us >= ${p.int(f.sinceUs)}`, `start_us <= ${p.int(f.untilUs)}`, ...extra];
   if (f.model !== undefined) where.push(`model = ${p.str(f.model)}`);
   if (f.provider !== undefined) where.push(`provider = ${p.str(f.provider)}`);
   if (f.serviceName !== undefined) where.push(`service_name = ${p.str(f.serviceName)}`);
