@@ -36,7 +36,7 @@ import type {
   TurnRow,
 } from '../../../domains/agent-runs/store.js';
 import { INVOKE_AGENT, ROOT_CANDIDATE, Params, STATUS_OF_ROOT, inList, lit, narrowScope, num, numOrNull, query, rootRowsCte, rootsCte, runConditions, runCte, spansOnce, strOrNull, toRunRow, withFallbacks } from './agent-runs-sql.js';
-import { MODEL_CALL_COLUMNS, nestedUsage, totalsCte, usageStep } from './model-calls-sql.js';
+import { MODEL_CALL_COLUMNS, nestedUsage, totalsCte, usageOf, usageStep } from './model-calls-sql.js';
 import type { TelemetryDb } from './open.js';
 
 export class DuckDbAgentRunsQuery implements AgentRunsStore {
@@ -146,15 +146,7 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
         GROUP BY ALL`;
       return [...fast.filter((r) => r.nested !== true), ...(await query(c, exact, q))];
     });
-    return rows.map((r) => ({
-      traceId: String(r.trace_id),
-      provider: strOrNull(r.provider),
-      model: strOrNull(r.model),
-      inputTokens: numOrNull(r.input_tokens),
-      outputTokens: numOrNull(r.output_tokens),
-      reportedCostNanos: numOrNull(r.reported_cost_nanos),
-      steps: num(r.steps),
-    }));
+    return rows.map((r) => ({ traceId: String(r.trace_id), ...usageOf(r), steps: num(r.steps) }));
   }
 
   async countSteps(projectId: string, traceId: string): Promise<number> {

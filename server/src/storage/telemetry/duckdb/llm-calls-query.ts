@@ -7,7 +7,7 @@
  */
 import type { LlmCallFilter, LlmCallPosition, LlmCallRow, LlmCallsStore, LlmUsageRow } from '../../../domains/llm/calls-store.js';
 import { Params, num, numOrNull, query, spansOnce, strOrNull } from './agent-runs-sql.js';
-import { totalsAmong, usageStep } from './model-calls-sql.js';
+import { totalsAmong, usageOf, usageStep } from './model-calls-sql.js';
 import type { TelemetryDb } from './open.js';
 
 
@@ -30,14 +30,6 @@ function callsCte(p: Params, f: LlmCallFilter, columns: string, extra: string[] 
     ${totalsAmong(project, 'cand')},
     calls AS (SELECT * FROM cand ANTI JOIN tot USING (trace_id, span_id))`;
 }
-
-const usageOf = (r: Record<string, unknown>) => ({
-  provider: strOrNull(r.provider),
-  model: strOrNull(r.model),
-  inputTokens: numOrNull(r.input_tokens),
-  outputTokens: numOrNull(r.output_tokens),
-  reportedCostNanos: numOrNull(r.reported_cost_nanos),
-});
 
 export class DuckDbLlmCallsQuery implements LlmCallsStore {
   constructor(private readonly db: TelemetryDb) {}

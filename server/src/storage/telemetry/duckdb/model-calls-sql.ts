@@ -4,7 +4,7 @@
  * token counts; a model call is a usage step with no usage step below it. The run reads count and price
  * them (agent-runs-query.ts), the model-call reads list them (llm-calls-query.ts).
  */
-import { MODEL_OPS, spansOnce } from './agent-runs-sql.js';
+import { MODEL_OPS, numOrNull, spansOnce, strOrNull } from './agent-runs-sql.js';
 
 /** A usage step, on the columns of the row (or of `alias`). */
 export function usageStep(alias?: string): string {
@@ -80,3 +80,12 @@ export function totalsCte(from: string, name = 'tot'): string {
       EXCEPT SELECT trace_id, span_id FROM ${modelCalls(`${name}_in`)}
     )`;
 }
+
+/** The usage columns of a row read with `provider, model, input_tokens, output_tokens, reported_cost_nanos`. */
+export const usageOf = (r: Record<string, unknown>) => ({
+  provider: strOrNull(r.provider),
+  model: strOrNull(r.model),
+  inputTokens: numOrNull(r.input_tokens),
+  outputTokens: numOrNull(r.output_tokens),
+  reportedCostNanos: numOrNull(r.reported_cost_nanos),
+});
