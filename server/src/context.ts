@@ -26,6 +26,7 @@ import { KeyedHash } from './lib/keyed-hash.js';
 import type { ControlStore } from './storage/control/stores.js';
 import { DuckDbMetricsQuery } from './storage/telemetry/duckdb/metrics-query.js';
 import { DuckDbAgentRunsQuery } from './storage/telemetry/duckdb/agent-runs-query.js';
+import { QuarantineService, targetResolver } from './domains/quarantines/service.js';
 import { DuckDbLlmCallsQuery } from './storage/telemetry/duckdb/llm-calls-query.js';
 import { MetricsWriter } from './storage/telemetry/duckdb/metrics-writer.js';
 import { LogsWriter } from './storage/telemetry/duckdb/logs-writer.js';
@@ -67,6 +68,8 @@ export interface AppContext {
   llmPricing: LlmPricingService;
   /** Every model call of a project, inside agent runs or not (`/llm/calls`, `/llm/usage`), priced from `llmPricing`. */
   llmCalls: LlmCallsService;
+  /** Containments of agents under the two-person rule (`/quarantines`). */
+  quarantines: QuarantineService;
   /** Group-commit writer of ingested metric rows (OTLP); stop() it before closing the telemetry store. */
   metricsWriter: MetricsWriter;
   /** Group-commit writers of ingested spans (with agent sightings) and log records (OTLP), each on its own connection; stop() them before closing the telemetry store. */
@@ -108,6 +111,7 @@ export function buildContext(opts: {
   projects.onDelete(async (p) => llmPricing.forgetProject(p.id));
   const logsQuery = new DuckDbLogsQuery(opts.telemetry);
   const logTail = new LogTailService(logsQuery, new CredentialRechecker(apiKeys, sessions, members, opts.control, clock, agentConnections));
+  const agentRuns = new AgentRunsService(new DuckDbAgentRunsQuery(opts.telemetry), llmPricing, clock);
   // A deleted project's live tails end with it.
   projects.onDelete(async (p) => logTail.endProject(p.id));
   return {
@@ -125,7 +129,7 @@ export function buildContext(opts: {
     logs: new LogsService(logsQuery, clock),
     logTail,
     // Run costs read the project's price table when the run is read.
-    agentRuns: new AgentRunsService(new DuckDbAgentRunsQuery(opts.telemetry), llmPricing, clock),
+    agentRuns,
     // Model calls, in runs or not, priced as run steps.
     llmCalls: new LlmCallsService(new DuckDbLlmCallsQuery(opts.telemetry), llmPricing, clock),
     metricsWriter,
@@ -140,5 +144,7 @@ export function buildContext(opts: {
     agentBudgets: new AgentBudgetService(opts.control, agentConnections, members, audit, clock),
     idempotency: new IdempotencyService(opts.control.idempotency, clock, keyHash),
     llmPricing,
+    // A containment resolves its target from the sightings (assets, once the inventory exists).
+    quarantines: new QuarantineService(opts.control, targetResolver({ control: opts.control, agentRuns }), clock, ids),
   };
 }

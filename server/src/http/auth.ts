@@ -26,6 +26,8 @@ declare module 'fastify' {
     scope?: string;
     /** The OAuth protocol routes answer malformed queries in the protocol's own error format. */
     rawQuery?: boolean;
+    /** A telemetry write (OTLP ingest): refused, as for a revoked key, to a key a containment froze. */
+    telemetryWrite?: boolean;
   }
   interface FastifyRequest {
     principal: Principal;
@@ -143,6 +145,8 @@ export function registerAuth(app: FastifyInstance, auth: Authenticators) {
     const raw = rawQuery(req);
     if (config.auth !== 'none') {
       const principal = await authenticate(req, auth);
+      // A frozen key writes no telemetry: the answer is the revoked key's, so the agent learns nothing more.
+      if (config.telemetryWrite && principal.writeFrozen) throw unauthorized();
       req.principal = principal;
       checkCsrf(principal, req);
       checkProjectSelector(principal, raw);

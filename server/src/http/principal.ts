@@ -18,6 +18,8 @@ export interface Principal {
   userId: string | null;
   /** The signed-in person's current role; null for API keys (their authority is their scopes). */
   role: Role | null;
+  /** An API key whose telemetry writes an active containment holds (freeze_writes): ingest refuses it as revoked. */
+  writeFrozen?: boolean;
 }
 
 export function hasScope(p: Principal, scope: string): boolean {

@@ -333,6 +333,11 @@ export class AgentRunsService {
     return { identities: items.map((k) => identityView(k, rows.filter((r) => r.observationKey === k))), next_cursor };
   }
 
+  /** The sightings of these observation keys, as stored (for the resolution of a containment's target). */
+  sightingRows(projectId: string, observationKeys: string[]) {
+    return this.store.sightings(projectId, observationKeys);
+  }
+
   async getIdentity(projectId: string, observationKey: string) {
     const rows = await this.store.sightings(projectId, [observationKey]);
     if (rows.length === 0) throw notFound('agent identity');

@@ -106,6 +106,7 @@ export class ApiKeyService {
       scopes: new Set(k.scopes),
       userId: k.userId,
       role: null,
+      writeFrozen: k.writeHeld === true,
     };
   }
 

@@ -15,6 +15,8 @@ export interface ApiKeyRecord {
   userId: string | null;
   createdByApiKeyId: string | null;
   createdByState: 'api_key' | 'user' | 'orphaned_user' | 'system';
+  /** Read with the key (findByHash): an active containment holds its telemetry writes (a freeze). */
+  writeHeld?: boolean;
 }
 
 export interface ApiKeyListQuery {

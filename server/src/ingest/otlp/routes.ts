@@ -148,7 +148,7 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
         {
           bodyLimit: limit,
           // Telemetry is data, not a change of configuration: ingestion is not written to the audit trail.
-          config: { scope: 'ingest:write', audit: 'none', accepts: OTLP_ACCEPTS, openapi: otlpRequestDoc(r.signal, PROTOBUF_TYPES, JSON_TYPE) },
+          config: { scope: 'ingest:write', telemetryWrite: true, audit: 'none', accepts: OTLP_ACCEPTS, openapi: otlpRequestDoc(r.signal, PROTOBUF_TYPES, JSON_TYPE) },
           schema: {
             operationId: r.operationId,
             tags: ['ingest'],

@@ -49,8 +49,26 @@ export class KyselyApiKeyStore implements ApiKeyStore {
   }
 
   async findByHash(hash: string) {
-    const r = await this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
-    return r && toRecord(r);
+    // Read with the key on every request: whether a containment holds its writes (no cache to go stale).
+    const r = await this.db
+      .selectFrom('api_keys')
+      .selectAll('api_keys')
+      .select((eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('quarantine_credentials as h')
+              .select('h.api_key_id')
+              .whereRef('h.api_key_id', '=', 'api_keys.id')
+              .where('h.effect', '=', 'freeze')
+              .where('h.state', '<>', 'failed')
+              .where('h.released_at', 'is', null),
+          )
+          .as('write_held'),
+      )
+      .where('key_hash', '=', hash)
+      .executeTakeFirst();
+    return r && { ...toRecord(r), writeHeld: Boolean(r.write_held) };
   }
 
   async findById(orgId: string, id: string) {

@@ -176,6 +176,89 @@ export interface LlmPricesTable {
   updated_by_api_key_id: string | null;
 }
 
+/** A containment (domains/quarantines). Added by 0009_quarantines. */
+export interface QuarantinesTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  status: string; // pending | active | lifted | withdrawn
+  action: string; // freeze_writes | revoke_credentials | kill
+  target_kind: string; // asset_id | observation_key | api_key_id
+  target: string;
+  reason: string;
+  environment: string | null;
+  request_id: string | null;
+  /** Set while pending or active: one open containment per (project, target). */
+  open_target: string | null;
+  requested_by_user_id: string | null;
+  requested_by_api_key_id: string | null;
+  requested_at: string;
+  approved_by_user_id: string | null;
+  approved_by_api_key_id: string | null;
+  approved_at: string | null;
+  lifted_by_user_id: string | null;
+  lifted_by_api_key_id: string | null;
+  lifted_at: string | null;
+  lift_reason: string | null;
+  withdrawn_by_user_id: string | null;
+  withdrawn_by_api_key_id: string | null;
+  withdrawn_at: string | null;
+  withdraw_reason: string | null;
+  unenforceable_sightings: number;
+}
+
+/** One credential a containment reached, with its enforcement outcome; a freeze is a hold until released. */
+export interface QuarantineCredentialsTable {
+  quarantine_id: string;
+  api_key_id: string;
+  /** freeze (a hold the last lift releases) | revoke (for good). */
+  effect: string;
+  /** verified | failed | unknown */
+  state: string;
+  detail_code: string | null;
+  enforced_at: string;
+  released_at: string | null;
+}
+
+/** Receipt entries (transitions of an action), written by mediated actions such as containment approval. */
+export interface ReceiptEntriesTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  action_id: string;
+  seq: number;
+  state: string;
+  authority: string;
+  requester_principal: string | null;
+  approver_principal: string | null;
+  effect_class: string;
+  destructive: number; // 0 | 1
+  policy_id: string | null;
+  policy_version: string | null;
+  occurred_at: string;
+  recorded_at: string;
+  subject_kind: string;
+  subject_id: string;
+}
+
+/** Delegations of authority (a principal, through a tool, for a purpose). */
+export interface AuthorityEdgesTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  principal: string;
+  tool: string;
+  purpose: string;
+  source_kind: string;
+  source_id: string;
+  created_at: string;
+  sighting_count: number;
+  last_exercised_at: string | null;
+  revoked_at: string | null;
+  revoked_by: string | null;
+  revoke_reason: string | null;
+}
+
 export interface ControlDatabase {
   organizations: OrganizationsTable;
   projects: ProjectsTable;
@@ -193,4 +276,8 @@ export interface ControlDatabase {
   agent_usage: AgentUsageTable;
   idempotency_records: IdempotencyRecordsTable;
   llm_prices: LlmPricesTable;
+  quarantines: QuarantinesTable;
+  quarantine_credentials: QuarantineCredentialsTable;
+  receipt_entries: ReceiptEntriesTable;
+  authority_edges: AuthorityEdgesTable;
 }

@@ -7,6 +7,7 @@ import type { AuditStore } from '../../domains/audit/store.js';
 import type { OrganizationStore } from '../../domains/organizations/store.js';
 import type { InvitationStore, MembershipStore, UserStore } from '../../domains/people/store.js';
 import type { ProjectStore } from '../../domains/projects/store.js';
+import type { QuarantineStore } from '../../domains/quarantines/store.js';
 import type { OAuthPayloadStore } from '../../domains/oauth/store.js';
 import type { SessionStore } from '../../domains/sessions/store.js';
 import { KyselyAgentApprovalStore } from './agent-approvals-store.js';
@@ -21,6 +22,7 @@ import { KyselyMembershipStore } from './memberships-store.js';
 import { KyselyOrganizationStore } from './organizations-store.js';
 import type { ControlDb } from './open.js';
 import { KyselyProjectStore } from './projects-store.js';
+import { KyselyQuarantineStore } from './quarantines-store.js';
 import { KyselySessionStore } from './sessions-store.js';
 import { KyselyUserStore } from './users-store.js';
 
@@ -38,6 +40,7 @@ export interface ControlStores {
   agentBudgets: AgentBudgetStore;
   idempotency: IdempotencyStore;
   llmPrices: LlmPriceStore;
+  quarantines: QuarantineStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -63,6 +66,7 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     agentBudgets: new KyselyAgentBudgetStore(db),
     idempotency: new KyselyIdempotencyStore(db),
     llmPrices: new KyselyLlmPriceStore(db),
+    quarantines: new KyselyQuarantineStore(db),
   };
 }
 

@@ -1,0 +1,312 @@
+/**
+ * Containment of an agent under a two-person rule (docs/governance-quarantines.md).
+ *
+ * - Request (`quarantine:request`): pending; touches no credential; one open containment per target.
+ * - Approve (`quarantine:approve`, by another person): resolves the target to the exact set of API keys
+ *   and acts on each. A freeze is a hold on the key's telemetry writes (the key reads on); a revocation is
+ *   for good. Writes receipt entries AUTHORIZED then QUARANTINED and an authority edge.
+ * - Withdraw (pending only), lift (active only; releases only this containment's holds: a key still held
+ *   by another active containment stays frozen until the last lift), reenforce (active only; retries the
+ *   credentials recorded `failed`).
+ *
+ * People, not keys, are compared: a second key of the requester is the same person. A key with no person
+ * behind it is its own identity. Moves are conditional on the state, so concurrent moves are safe: one
+ * wins, the other is told the state is wrong.
+ */
+import type { AppContext } from '../../context.js';
+import { conflict, invalidRequest, notFound, permissionDenied } from '../../http/errors.js';
+import type { Principal } from '../../http/principal.js';
+import type { Clock, IdGenerator } from '../../lib/clock.js';
+import type { ControlStore } from '../../storage/control/stores.js';
+import type { ProjectRecord } from '../projects/store.js';
+import {
+  CONTAINMENT_POLICY,
+  DEFAULT_ACTION,
+  effectOf,
+  MAX_REASON,
+  type QuarantineAction,
+  type QuarantineStatus,
+  type TargetKind,
+} from './model.js';
+import type { Actor, CredentialOutcome, QuarantineRecord, ReceiptEntryRecord } from './store.js';
+
+export const REQUEST = 'quarantine:request';
+export const APPROVE = 'quarantine:approve';
+/** Reads: either containment scope, or `agents:read` (a security reader sees containments). */
+export const READ_SCOPES = [REQUEST, APPROVE, 'agents:read'] as const;
+
+/** The API keys a target resolves to, and the sightings no key can be held for (OAuth tokens). */
+export interface ResolvedTarget {
+  apiKeyIds: string[];
+  unenforceableSightings: number;
+}
+
+/** Resolves targets to credentials: from the sightings of an observation key, the keys of an asset, one key. */
+export interface TargetResolver {
+  /** undefined: the target names nothing (an unknown key or asset). */
+  resolve(orgId: string, projectId: string, kind: TargetKind, target: string): Promise<ResolvedTarget | undefined>;
+}
+
+export interface RequestInput {
+  asset_id?: string;
+  observation_key?: string;
+  api_key_id?: string;
+  reason: string;
+  action?: QuarantineAction;
+  environment?: string;
+  request_id?: string;
+}
+
+/** The person behind a principal, or the key itself when no person is (rule: people are compared, not keys). */
+export function identityOf(a: Actor): string {
+  return a.userId !== null ? `user:${a.userId}` : `api_key:${a.apiKeyId ?? 'platform'}`;
+}
+
+const actorOf = (p: Principal): Actor => ({ userId: p.userId, apiKeyId: p.keyId });
+
+function requireReason(reason: unknown, what: string): string {
+  if (typeof reason !== 'string' || reason.trim() === '') throw invalidRequest(`${what} is required`);
+  if (reason.length > MAX_REASON) throw invalidRequest(`${what} must be at most ${MAX_REASON} characters`);
+  return reason;
+}
+
+const wrongState = (q: QuarantineRecord, move: string, from: QuarantineStatus) =>
+  invalidRequest(`cannot ${move} a containment that is ${q.status}: only a ${from} containment can be`, { status: q.status });
+
+export class QuarantineService {
+  constructor(
+    private readonly store: ControlStore,
+    private readonly targets: TargetResolver,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  async request(p: Principal, project: ProjectRecord, input: RequestInput): Promise<{ record: QuarantineRecord; created: boolean }> {
+    const named = (['asset_id', 'observation_key', 'api_key_id'] as const).filter((k) => input[k] !== undefined);
+    if (named.length !== 1) throw invalidRequest('give exactly one target: asset_id, observation_key or api_key_id', { accepted: ['asset_id', 'observation_key', 'api_key_id'] });
+    const kind = named[0]!;
+    const target = input[kind]!;
+    const reason = requireReason(input.reason, 'reason');
+    if (input.request_id !== undefined) {
+      const first = await this.store.quarantines.findByRequestId(p.orgId, input.request_id);
+      if (first) return { record: this.sameRequester(p, first), created: false };
+    }
+    const rec: QuarantineRecord = {
+      id: this.ids.uuid(),
+      orgId: p.orgId,
+      projectId: project.id,
+      status: 'pending',
+      action: input.action ?? DEFAULT_ACTION,
+      targetKind: kind,
+      target,
+      reason,
+      environment: input.environment ?? null,
+      requestId: input.request_id ?? null,
+      requestedBy: actorOf(p),
+      requestedAt: this.clock.now().toISOString(),
+      approvedBy: null,
+      approvedAt: null,
+      liftedBy: null,
+      liftedAt: null,
+      liftReason: null,
+      withdrawnBy: null,
+      withdrawnAt: null,
+      withdrawReason: null,
+      unenforceableSightings: 0,
+    };
+    const outcome = await this.store.quarantines.insert(rec);
+    if (outcome === 'request_id_taken') {
+      // A concurrent request with the same id won: answer as its retry.
+      const first = (await this.store.quarantines.findByRequestId(p.orgId, input.request_id!))!;
+      return { record: this.sameRequester(p, first), created: false };
+    }
+    if (outcome === 'target_taken') throw conflict(`an open containment already holds this ${kind}: one pending or active containment per target`);
+    return { record: rec, created: true };
+  }
+
+  /** A request id belongs to its requester; another person learns nothing of it. */
+  private sameRequester(p: Principal, q: QuarantineRecord): QuarantineRecord {
+    if (identityOf(q.requestedBy) !== identityOf(actorOf(p))) throw conflict('request_id is already used');
+    return q;
+  }
+
+  async get(p: Principal, id: string): Promise<QuarantineRecord> {
+    const q = await this.store.quarantines.find(p.orgId, id);
+    // Another project's containment answers like a missing one.
+    if (!q || (p.projectId !== null && q.projectId !== p.projectId)) throw notFound('quarantine');
+    return q;
+  }
+
+  async list(p: Principal, project: ProjectRecord | undefined, opts: { statuses?: QuarantineStatus[]; limit: number; after?: { requestedAt: string; id: string } }) {
+    return this.store.quarantines.list({ orgId: p.orgId, projectId: project?.id ?? p.projectId ?? undefined, statuses: opts.statuses, limit: opts.limit, after: opts.after });
+  }
+
+  async approve(p: Principal, id: string): Promise<QuarantineRecord> {
+    const q = await this.get(p, id);
+    if (q.status !== 'pending') throw wrongState(q, 'approve', 'pending');
+    if (identityOf(q.requestedBy) === identityOf(actorOf(p))) throw permissionDenied('a containment is approved by someone other than the person who requested it');
+    const resolved = await this.targets.resolve(q.orgId, q.projectId, q.targetKind, q.target);
+    if (!resolved) throw notFound(q.targetKind === 'api_key_id' ? 'api key' : q.targetKind === 'asset_id' ? 'asset' : 'observation key');
+    const now = this.clock.now().toISOString();
+    const effect = effectOf(q.action);
+    const by = actorOf(p);
+    // Activation, the credentials reached (holding at once: a freeze row holds the key from this commit),
+    // the receipt entries and the authority edge: all or nothing.
+    const won = await this.store.transaction(async (tx) => {
+      if (!(await tx.quarantines.transition(q.id, 'pending', { to: 'active', by, at: now }))) return false;
+      await tx.quarantines.setUnenforceableSightings(q.id, resolved.unenforceableSightings);
+      const others = await tx.quarantines.otherHolds(resolved.apiKeyIds, q.id);
+      for (const apiKeyId of resolved.apiKeyIds)
+        await tx.quarantines.putOutcome({
+          quarantineId: q.id,
+          apiKeyId,
+          effect,
+          state: 'unknown',
+          detailCode: effect === 'freeze' && others.has(apiKeyId) ? 'held_by_another_quarantine' : null,
+          enforcedAt: now,
+          releasedAt: null,
+        });
+      await tx.quarantines.appendReceiptEntries(this.receiptEntries(q, by, now));
+      await tx.quarantines.insertAuthorityEdge({
+        id: this.ids.uuid(),
+        orgId: q.orgId,
+        projectId: q.projectId,
+        principal: identityOf(by),
+        tool: 'quarantine',
+        purpose: `containment:${q.action}`,
+        sourceKind: 'quarantine',
+        sourceId: q.id,
+        createdAt: now,
+      });
+      return true;
+    });
+    if (!won) throw wrongState((await this.get(p, id)), 'approve', 'pending');
+    await this.enforce(q.id, q.orgId, (await this.store.quarantines.outcomes([q.id])).filter((o) => o.state !== 'verified'));
+    return this.get(p, id);
+  }
+
+  /**
+   * Carries out and verifies each credential's effect, each on its own: a failure is recorded `failed`
+   * (reenforce retries it) and never undoes the others. A freeze is verified by reading the key as the
+   * authentication path reads it; a revocation by reading its status.
+   */
+  private async enforce(quarantineId: string, orgId: string, outcomes: CredentialOutcome[]): Promise<number> {
+    let retried = 0;
+    for (const o of outcomes) {
+      retried++;
+      let state: CredentialOutcome['state'] = 'failed';
+      let detail = o.detailCode;
+      try {
+        const key = await this.store.apiKeys.findById(orgId, o.apiKeyId);
+        if (!key) {
+          detail = 'key_not_found';
+        } else if (o.effect === 'revoke') {
+          if (key.status === 'revoked') detail = detail ?? 'already_revoked';
+          else await this.store.apiKeys.update(key.id, { status: 'revoked', revokedAt: this.clock.now().toISOString() });
+          const after = await this.store.apiKeys.findById(orgId, o.apiKeyId);
+          state = after?.status === 'revoked' ? 'verified' : 'failed';
+        } else {
+          const after = await this.store.apiKeys.findByHash(key.keyHash);
+          state = after?.writeHeld === true ? 'verified' : 'failed';
+        }
+        if (state === 'failed' && detail === o.detailCode) detail = o.effect === 'revoke' ? 'revoke_not_verified' : 'hold_not_verified';
+      } catch {
+        detail = 'store_error';
+      }
+      await this.store.quarantines.putOutcome({ ...o, state, detailCode: state === 'verified' && detail?.endsWith('_not_verified') ? null : detail });
+    }
+    return retried;
+  }
+
+  async reenforce(p: Principal, id: string): Promise<{ record: QuarantineRecord; retried: number }> {
+    const q = await this.get(p, id);
+    if (q.status !== 'active') throw wrongState(q, 'reenforce', 'active');
+    const failed = (await this.store.quarantines.outcomes([q.id])).filter((o) => o.state === 'failed');
+    const retried = await this.enforce(q.id, q.orgId, failed.map((o) => ({ ...o, detailCode: o.detailCode === 'held_by_another_quarantine' ? o.detailCode : null })));
+    return { record: await this.get(p, id), retried };
+  }
+
+  async lift(p: Principal, id: string, reasonIn: unknown): Promise<QuarantineRecord> {
+    const reason = requireReason(reasonIn, 'reason');
+    const q = await this.get(p, id);
+    if (q.status !== 'active') throw wrongState(q, 'lift', 'active');
+    const now = this.clock.now().toISOString();
+    const won = await this.store.transaction(async (tx) => {
+      if (!(await tx.quarantines.transition(q.id, 'active', { to: 'lifted', by: actorOf(p), at: now, reason }))) return false;
+      // Only this containment's holds: a key another active containment holds stays frozen until the last lift.
+      await tx.quarantines.releaseHolds(q.id, now);
+      return true;
+    });
+    if (!won) throw wrongState(await this.get(p, id), 'lift', 'active');
+    return this.get(p, id);
+  }
+
+  async withdraw(p: Principal, id: string, reasonIn: unknown): Promise<QuarantineRecord> {
+    const reason = requireReason(reasonIn, 'reason');
+    const q = await this.get(p, id);
+    const own = identityOf(q.requestedBy) === identityOf(actorOf(p));
+    const needs = own ? REQUEST : APPROVE;
+    if (!p.scopes.has(needs))
+      throw permissionDenied(own ? `withdrawing your own containment needs scope ${REQUEST}` : `withdrawing someone else's containment needs scope ${APPROVE}`);
+    if (q.status !== 'pending') throw wrongState(q, 'withdraw', 'pending');
+    const won = await this.store.quarantines.transition(q.id, 'pending', { to: 'withdrawn', by: actorOf(p), at: this.clock.now().toISOString(), reason });
+    if (!won) throw wrongState(await this.get(p, id), 'withdraw', 'pending');
+    return this.get(p, id);
+  }
+
+  outcomes(ids: string[]) {
+    return this.store.quarantines.outcomes(ids);
+  }
+
+  /** AUTHORIZED (the second person's approval under the containment policy) then QUARANTINED. */
+  private receiptEntries(q: QuarantineRecord, approver: Actor, at: string): ReceiptEntryRecord[] {
+    const common = {
+      orgId: q.orgId,
+      projectId: q.projectId,
+      actionId: q.id,
+      authority: 'RECEIPT_AUTHORITY_MEDIATED' as const,
+      requesterPrincipal: identityOf(q.requestedBy),
+      effectClass: 'EFFECT_CLASS_INTERNAL' as const,
+      destructive: q.action !== 'freeze_writes',
+      policyId: CONTAINMENT_POLICY.id,
+      policyVersion: CONTAINMENT_POLICY.version,
+      occurredAt: at,
+      recordedAt: at,
+      subjectKind: q.targetKind,
+      subjectId: q.target,
+    };
+    return [
+      { ...common, id: this.ids.uuid(), seq: 1, state: 'AUTHORIZED', approverPrincipal: identityOf(approver) },
+      { ...common, id: this.ids.uuid(), seq: 2, state: 'RECEIPT_STATE_QUARANTINED', approverPrincipal: null },
+    ];
+  }
+}
+
+/**
+ * The resolver over what exists now: an API key of the organization reachable from the project (a key
+ * bound to it, or an org-wide key); an observation key's sightings (each API key that sent it; OAuth
+ * sightings cannot be held and are counted as unenforceable). Assets resolve through `assetKeys` when the
+ * inventory provides it.
+ */
+export function targetResolver(
+  ctx: Pick<AppContext, 'control' | 'agentRuns'>,
+  assetKeys?: (orgId: string, projectId: string, assetId: string) => Promise<string[] | undefined>,
+): TargetResolver {
+  const bySightings = async (projectId: string, observationKeys: string[]): Promise<ResolvedTarget> => {
+    const rows = await ctx.agentRuns.sightingRows(projectId, observationKeys);
+    const apiKeyIds = [...new Set(rows.filter((r) => r.source === 'api_key' && r.apiKeyId !== '').map((r) => r.apiKeyId))].sort();
+    return { apiKeyIds, unenforceableSightings: rows.filter((r) => r.source !== 'api_key').reduce((a, r) => a + r.sightingCount, 0) };
+  };
+  return {
+    async resolve(orgId, projectId, kind, target) {
+      if (kind === 'api_key_id') {
+        const key = await ctx.control.apiKeys.findById(orgId, target);
+        if (!key || (key.projectId !== null && key.projectId !== projectId)) return undefined;
+        return { apiKeyIds: [key.id], unenforceableSightings: 0 };
+      }
+      if (kind === 'observation_key') return bySightings(projectId, [target]);
+      const keys = assetKeys ? await assetKeys(orgId, projectId, target) : undefined;
+      return keys && bySightings(projectId, keys);
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/** Storage port of containments, their per-credential outcomes, and the receipt entries and authority edge an approval writes. */
+import type { CredentialEffect, EnforcementState, QuarantineAction, QuarantineStatus, TargetKind } from './model.js';
+
+export interface Actor {
+  userId: string | null;
+  apiKeyId: string | null;
+}
+
+export interface QuarantineRecord {
+  id: string;
+  orgId: string;
+  projectId: string;
+  status: QuarantineStatus;
+  action: QuarantineAction;
+  targetKind: TargetKind;
+  target: string;
+  reason: string;
+  environment: string | null;
+  requestId: string | null;
+  requestedBy: Actor;
+  requestedAt: string;
+  approvedBy: Actor | null;
+  approvedAt: string | null;
+  liftedBy: Actor | null;
+  liftedAt: string | null;
+  liftReason: string | null;
+  withdrawnBy: Actor | null;
+  withdrawnAt: string | null;
+  withdrawReason: string | null;
+  unenforceableSightings: number;
+}
+
+export interface CredentialOutcome {
+  quarantineId: string;
+  apiKeyId: string;
+  effect: CredentialEffect;
+  state: EnforcementState;
+  detailCode: string | null;
+  enforcedAt: string;
+  releasedAt: string | null;
+}
+
+export interface ReceiptEntryRecord {
+  id: string;
+  orgId: string;
+  projectId: string;
+  actionId: string;
+  seq: number;
+  state: string;
+  authority: 'RECEIPT_AUTHORITY_MEDIATED' | 'RECEIPT_AUTHORITY_REPORTED';
+  requesterPrincipal: string | null;
+  approverPrincipal: string | null;
+  effectClass: 'EFFECT_CLASS_NONE' | 'EFFECT_CLASS_INTERNAL' | 'EFFECT_CLASS_EXTERNAL';
+  destructive: boolean;
+  policyId: string | null;
+  policyVersion: string | null;
+  occurredAt: string;
+  recordedAt: string;
+  subjectKind: string;
+  subjectId: string;
+}
+
+export interface AuthorityEdgeRecord {
+  id: string;
+  orgId: string;
+  projectId: string;
+  principal: string;
+  tool: string;
+  purpose: string;
+  sourceKind: string;
+  sourceId: string;
+  createdAt: string;
+}
+
+export interface QuarantineListQuery {
+  orgId: string;
+  /** A project-bound caller sees its project only. */
+  projectId?: string;
+  statuses?: QuarantineStatus[];
+  after?: { requestedAt: string; id: string };
+  limit: number;
+}
+
+export type Transition =
+  | { to: 'active'; by: Actor; at: string }
+  | { to: 'lifted'; by: Actor; at: string; reason: string }
+  | { to: 'withdrawn'; by: Actor; at: string; reason: string };
+
+export interface QuarantineStore {
+  /** Inserts a pending containment; false when another open one holds the target (or the request id is taken). */
+  insert(rec: QuarantineRecord): Promise<'inserted' | 'target_taken' | 'request_id_taken'>;
+  find(orgId: string, id: string): Promise<QuarantineRecord | undefined>;
+  findByRequestId(orgId: string, requestId: string): Promise<QuarantineRecord | undefined>;
+  /** Newest first; up to `limit + 1` rows. */
+  list(q: QuarantineListQuery): Promise<QuarantineRecord[]>;
+  /** Moves `from` -> the transition's state; false when the containment was no longer in `from` (a concurrent move won). */
+  transition(id: string, from: QuarantineStatus, t: Transition): Promise<boolean>;
+  setUnenforceableSightings(id: string, n: number): Promise<void>;
+  putOutcome(o: CredentialOutcome): Promise<void>;
+  outcomes(quarantineIds: string[]): Promise<CredentialOutcome[]>;
+  /** Releases this containment's holds; returns the keys released. */
+  releaseHolds(quarantineId: string, at: string): Promise<string[]>;
+  /** The other open (unreleased) freeze holds on these keys, by key. */
+  otherHolds(apiKeyIds: string[], exceptQuarantineId: string): Promise<Set<string>>;
+  appendReceiptEntries(entries: ReceiptEntryRecord[]): Promise<void>;
+  receiptEntries(projectId: string, actionId: string): Promise<ReceiptEntryRecord[]>;
+  insertAuthorityEdge(e: AuthorityEdgeRecord): Promise<void>;
+  authorityEdges(projectId: string, sourceId: string): Promise<AuthorityEdgeRecord[]>;
+}
