@@ -11,6 +11,7 @@ import { registerLogs } from './commands/logs.js';
 import { registerMembers } from './commands/members.js';
 import { registerMetrics } from './commands/metrics.js';
 import { registerProjects } from './commands/projects.js';
+import { registerQuarantines } from './commands/quarantines.js';
 import { registerTraces } from './commands/traces.js';
 import { Context, type Io } from './context.js';
 import { CliError, ExitCode, usageError, withProjectHint } from './errors.js';
@@ -64,6 +65,7 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
   registerMetrics(program, ctx);
   registerMembers(program, ctx);
   registerApiKeys(program, ctx);
+  registerQuarantines(program, ctx);
   registerLlm(program, ctx);
   registerAgentRuns(program, ctx);
   registerAgentSessions(program, ctx);
