@@ -34,6 +34,7 @@ import { consentRoutes } from './domains/oauth/consent-routes.js';
 import { agentRunRoutes } from './domains/agent-runs/routes.js';
 import { llmCallRoutes } from './domains/llm/calls-routes.js';
 import { llmRoutes } from './domains/llm/routes.js';
+import { assetRoutes } from './domains/assets/routes.js';
 
 export { API_PREFIX };
 
@@ -111,6 +112,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       agentRunRoutes(api, ctx);
       llmRoutes(api, ctx);
       llmCallRoutes(api, ctx);
+      assetRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

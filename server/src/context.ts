@@ -15,6 +15,7 @@ import { CredentialRechecker } from './http/recheck.js';
 import { DuckDbLogsQuery } from './storage/telemetry/duckdb/logs-query.js';
 import { DuckDbTracesQuery } from './storage/telemetry/duckdb/traces-query.js';
 import { AgentRunsService } from './domains/agent-runs/service.js';
+import { AssetService } from './domains/assets/service.js';
 import { ConsentService } from './domains/oauth/consent-service.js';
 import { OAuthServer } from './domains/oauth/server.js';
 import { InvitationService } from './domains/people/invitations-service.js';
@@ -53,6 +54,8 @@ export interface AppContext {
   logTail: LogTailService;
   /** Agent runs, graph, sessions, turns, events, identities (issue 4). */
   agentRuns: AgentRunsService;
+  /** The agent inventory, attribution reads, review signals and their outbox (issue 10); `discoverAssets` and `sweepReviewWindow` are the periodic jobs. */
+  assets: AssetService;
   members: MemberService;
   invitations: InvitationService;
   sessions: SessionService;
@@ -107,6 +110,7 @@ export function buildContext(opts: {
   // A deleted project's model prices go with it.
   projects.onDelete(async (p) => llmPricing.forgetProject(p.id));
   const logsQuery = new DuckDbLogsQuery(opts.telemetry);
+  const agentRunsQuery = new DuckDbAgentRunsQuery(opts.telemetry);
   const logTail = new LogTailService(logsQuery, new CredentialRechecker(apiKeys, sessions, members, opts.control, clock, agentConnections));
   // A deleted project's live tails end with it.
   projects.onDelete(async (p) => logTail.endProject(p.id));
@@ -125,7 +129,9 @@ export function buildContext(opts: {
     logs: new LogsService(logsQuery, clock),
     logTail,
     // Run costs read the project's price table when the run is read.
-    agentRuns: new AgentRunsService(new DuckDbAgentRunsQuery(opts.telemetry), llmPricing, clock),
+    agentRuns: new AgentRunsService(agentRunsQuery, llmPricing, clock),
+    // Discovery and attribution read the sightings the agent reads read.
+    assets: new AssetService(opts.control, projects, agentRunsQuery, clock, ids, opts.config.assetReviewWindowDays),
     // Model calls, in runs or not, priced as run steps.
     llmCalls: new LlmCallsService(new DuckDbLlmCallsQuery(opts.telemetry), llmPricing, clock),
     metricsWriter,
