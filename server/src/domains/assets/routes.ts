@@ -11,7 +11,7 @@ import { invalidRequest } from '../../http/errors.js';
 import { readLimit } from '../../http/pagination.js';
 import { resolveProject } from '../../http/project-scope.js';
 import { errors } from '../../http/schemas.js';
-import { closedFilter, fingerprint, makeCursor, pageOf, readCursor } from '../agent-runs/request-rules.js';
+import { closedFilter, cursorNumber, fingerprint, makeCursor, pageOf, readCursor } from '../agent-runs/request-rules.js';
 import {
   ASSET_PAGE,
   AssetPathParams,
@@ -404,8 +404,8 @@ export function assetRoutes(base: FastifyInstance, ctx: AppContext) {
       const limit = readLimit(req.query.limit, SIGNAL_PAGE);
       const fp = fingerprint(['outbox', projectId]);
       const pos = readCursor(req.query.cursor, fp);
-      const rows = await svc.outbox(projectId, { limit, after: pos && { occurredAt: String(pos.k), id: pos.id } });
-      const { items, next_cursor } = pageOf(rows, limit, (o) => makeCursor(fp, o.occurredAt, o.id));
+      const rows = await svc.outbox(projectId, { limit, after: pos && { seq: cursorNumber(pos.k), id: pos.id } });
+      const { items, next_cursor } = pageOf(rows, limit, (o) => makeCursor(fp, o.seq, o.id));
       return { notifications: items.map(outboxView), next_cursor };
     },
   );

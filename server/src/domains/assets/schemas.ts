@@ -242,6 +242,6 @@ export const OutboxEntry = Type.Object({
 export const ListOutboxQuery = Type.Object({ ...ProjectSelectorQuery, ...PageQuery, limit: limitQuery(SIGNAL_PAGE) }, { additionalProperties: false });
 
 export const ListOutboxResponse = Type.Object({
-  notifications: Type.Array(OutboxEntry, { description: 'oldest first (occurred_at, then id)' }),
+  notifications: Type.Array(OutboxEntry, { description: 'in the order they were written, oldest first' }),
   next_cursor: NextCursorField,
 });

@@ -107,6 +107,7 @@ export class AssetService {
   /** project:key pairs known to map to an asset (so ingest asks the control store only about new keys). */
   private readonly known = new Set<string>();
   private pending: Promise<unknown> = Promise.resolve();
+  private lastSeq = 0;
 
   constructor(
     private readonly control: ControlStore,
@@ -448,7 +449,7 @@ export class AssetService {
       resolutionReason: null,
     };
     if (await tx.reviewSignals.insertIfNew(signal)) {
-      await this.notify(tx, signal, 'opened', r.seenAt);
+      await this.notify(tx, signal, 'opened', this.now());
       return 'opened';
     }
     const existing = await tx.reviewSignals.findByDedup(r.projectId, r.dedupKey);
@@ -468,8 +469,10 @@ export class AssetService {
   }
 
   private async notify(tx: ControlStores, s: SignalRecord, event: OutboxEvent, at: string) {
+    this.lastSeq = Math.max(this.lastSeq + 1, this.clock.now().getTime() * 1000);
     await tx.outbox.append({
       id: this.ids.uuid(),
+      seq: this.lastSeq,
       orgId: s.orgId,
       projectId: s.projectId,
       source: 'review_signals',
@@ -520,7 +523,7 @@ export class AssetService {
     });
   }
 
-  outbox(projectId: string, opts: { after?: { occurredAt: string; id: string }; limit: number }) {
+  outbox(projectId: string, opts: { after?: { seq: number; id: string }; limit: number }) {
     return this.control.outbox.list(projectId, opts);
   }
 }

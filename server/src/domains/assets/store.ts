@@ -142,6 +142,8 @@ export type OutboxEvent = 'opened' | 'resolved' | 'dismissed';
 
 export interface OutboxRecord {
   id: string;
+  /** Write order (strictly increasing per process; the time of the write in microseconds at least). */
+  seq: number;
   orgId: string;
   projectId: string;
   /** What produced it; `review_signals` for now. */
@@ -197,6 +199,6 @@ export interface SignalStore {
 
 export interface OutboxStore {
   append(r: OutboxRecord): Promise<void>;
-  /** Every entry of the project (delivered or not), oldest first by (occurred_at, id), after the position; up to `limit + 1`. */
-  list(projectId: string, opts: { after?: { occurredAt: string; id: string }; limit: number }): Promise<OutboxRecord[]>;
+  /** Every entry of the project (delivered or not), in write order (seq, id), after the position; up to `limit + 1`. */
+  list(projectId: string, opts: { after?: { seq: number; id: string }; limit: number }): Promise<OutboxRecord[]>;
 }

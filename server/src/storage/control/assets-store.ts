@@ -337,6 +337,7 @@ export class KyselySignalStore implements SignalStore {
 
 const toOutbox = (r: NotificationOutboxTable): OutboxRecord => ({
   id: r.id,
+  seq: Number(r.seq),
   orgId: r.org_id,
   projectId: r.project_id,
   source: r.source as OutboxRecord['source'],
@@ -359,6 +360,7 @@ export class KyselyOutboxStore implements OutboxStore {
       .insertInto('notification_outbox')
       .values({
         id: r.id,
+        seq: r.seq,
         org_id: r.orgId,
         project_id: r.projectId,
         source: r.source,
@@ -375,13 +377,13 @@ export class KyselyOutboxStore implements OutboxStore {
       .execute();
   }
 
-  async list(projectId: string, opts: { after?: { occurredAt: string; id: string }; limit: number }) {
+  async list(projectId: string, opts: { after?: { seq: number; id: string }; limit: number }) {
     let sel = this.db.selectFrom('notification_outbox').selectAll().where('project_id', '=', projectId);
     if (opts.after) {
-      const { occurredAt, id } = opts.after;
-      sel = sel.where((eb) => eb.or([eb('occurred_at', '>', occurredAt), eb.and([eb('occurred_at', '=', occurredAt), eb('id', '>', id)])]));
+      const { seq, id } = opts.after;
+      sel = sel.where((eb) => eb.or([eb('seq', '>', seq), eb.and([eb('seq', '=', seq), eb('id', '>', id)])]));
     }
-    const rows = await sel.orderBy('occurred_at', 'asc').orderBy('id', 'asc').limit(opts.limit + 1).execute();
+    const rows = await sel.orderBy('seq', 'asc').orderBy('id', 'asc').limit(opts.limit + 1).execute();
     return rows.map(toOutbox);
   }
 }

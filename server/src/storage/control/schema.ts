@@ -271,6 +271,8 @@ export interface ReviewSignalsTable {
 
 export interface NotificationOutboxTable {
   id: string;
+  /** Write order: microseconds since the epoch, made strictly increasing per process (like audit_events.seq). */
+  seq: number;
   org_id: string;
   project_id: string;
   source: string;

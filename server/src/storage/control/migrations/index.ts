@@ -310,6 +310,7 @@ const migrations: Record<string, Migration> = {
       await db.schema
         .createTable('notification_outbox')
         .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('seq', 'bigint', (c) => c.notNull())
         .addColumn('org_id', 'text', (c) => c.notNull())
         .addColumn('project_id', 'text', (c) => c.notNull())
         .addColumn('source', 'text', (c) => c.notNull())
@@ -323,7 +324,7 @@ const migrations: Record<string, Migration> = {
         .addColumn('payload', 'text', (c) => c.notNull())
         .addColumn('delivered_at', 'text')
         .execute();
-      await db.schema.createIndex('notification_outbox_project').on('notification_outbox').columns(['project_id', 'occurred_at', 'id']).execute();
+      await db.schema.createIndex('notification_outbox_project').on('notification_outbox').columns(['project_id', 'seq', 'id']).execute();
     },
   },
 };
