@@ -137,6 +137,12 @@ const assetPath = (id: string, suffix = '') => `/assets/${encodeURIComponent(id)
 export function registerAssets(program: Command, ctx: Context): void {
   const projectId = () => ctx.activeProject()?.value;
   const query = () => ({ project_id: projectId() });
+  /** A write to one asset; prints the updated asset. */
+  const write = async (method: 'POST' | 'PUT', id: string, suffix: string, body: Record<string, unknown>) => {
+    const client = ctx.client();
+    const a = await (method === 'POST' ? client.post<Asset>(assetPath(id, suffix), { body }) : client.put<Asset>(assetPath(id, suffix), { body }));
+    ctx.print(a, () => fields(a, ctx.color));
+  };
   const assets = program.command('assets').description('the agent inventory: list, show, declare, review, classify, set owners, attribution');
 
   assets
@@ -210,10 +216,7 @@ export function registerAssets(program: Command, ctx: Context): void {
     .requiredOption('--risk-tier <tier>', `risk tier: ${TIER.values.join(', ')}`, one('--risk-tier', TIER))
     .requiredOption('--reason <text>', 'why', nonEmpty('--reason'))
     .action(async (id: string, opts: { state: string; riskTier: string; reason: string }) => {
-      const a = await ctx.client().post<Asset>(assetPath(id, '/reviews'), {
-        body: { project_id: projectId(), approval_state: opts.state, risk_tier: opts.riskTier, reason: opts.reason },
-      });
-      ctx.print(a, () => fields(a, ctx.color));
+      await write('POST', id, '/reviews', { project_id: projectId(), approval_state: opts.state, risk_tier: opts.riskTier, reason: opts.reason });
     });
 
   assets
@@ -223,10 +226,7 @@ export function registerAssets(program: Command, ctx: Context): void {
     .requiredOption('--classification <c>', `one of ${CLASSIFICATION.values.join(', ')}`, one('--classification', CLASSIFICATION))
     .requiredOption('--reason <text>', 'why', nonEmpty('--reason'))
     .action(async (id: string, opts: { classification: string; reason: string }) => {
-      const a = await ctx.client().put<Asset>(assetPath(id, '/data-classification'), {
-        body: { project_id: projectId(), data_classification: opts.classification, reason: opts.reason },
-      });
-      ctx.print(a, () => fields(a, ctx.color));
+      await write('PUT', id, '/data-classification', { project_id: projectId(), data_classification: opts.classification, reason: opts.reason });
     });
 
   assets
@@ -244,8 +244,7 @@ export function registerAssets(program: Command, ctx: Context): void {
       if (opts.team !== undefined || opts.clearTeam) body.owner_team = opts.team ?? null;
       if (opts.principal !== undefined || opts.clearPrincipal) body.owner_principal = opts.principal ?? null;
       if (Object.keys(body).length === 1) throw usageError('nothing to set: pass --team and/or --principal (or --clear-team, --clear-principal)');
-      const a = await ctx.client().put<Asset>(assetPath(id, '/ownership'), { body });
-      ctx.print(a, () => fields(a, ctx.color));
+      await write('PUT', id, '/ownership', body);
     });
 
   assets

@@ -151,8 +151,7 @@ export class AssetService {
     const keys = input.observation_keys ?? [];
     if (new Set(keys).size !== keys.length) throw invalidRequest('observation_keys must not repeat a key');
     const at = this.now();
-    const asset: AssetRecord = {
-      ...blankAsset(),
+    const asset = newAsset({
       id: this.ids.uuid(),
       orgId: project.orgId,
       projectId: project.id,
@@ -161,9 +160,8 @@ export class AssetService {
       origin: 'declared',
       createdBy: principalRef(caller),
       createdAt: at,
-      updatedAt: at,
       observationKeys: [...keys].sort(codePoint),
-    };
+    });
     await this.control.transaction(async (tx) => {
       if (!(await tx.assets.mapKeys(project.id, asset.id, keys, at))) {
         const taken = await tx.assets.assetsOfKeys(project.id, keys);
@@ -336,17 +334,7 @@ export class AssetService {
 
   private async createShadow(project: { id: string; orgId: string }, key: string, seenAt: string): Promise<AssetRecord | undefined> {
     const at = this.now();
-    const asset: AssetRecord = {
-      ...blankAsset(),
-      id: this.ids.uuid(),
-      orgId: project.orgId,
-      projectId: project.id,
-      name: key,
-      origin: 'discovered',
-      createdAt: at,
-      updatedAt: at,
-      observationKeys: [key],
-    };
+    const asset = newAsset({ id: this.ids.uuid(), orgId: project.orgId, projectId: project.id, name: key, origin: 'discovered', createdAt: at, observationKeys: [key] });
     return this.control.transaction(async (tx) => {
       // Another discovery (or a declaration) got there first: nothing to do.
       if (!(await tx.assets.mapKeys(project.id, asset.id, [key], at))) return undefined;
@@ -552,7 +540,8 @@ function assetSignal(a: AssetRecord, kind: SignalKind, episode: string) {
 
 const codePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-function blankAsset(): Omit<AssetRecord, 'id' | 'orgId' | 'projectId' | 'name' | 'origin' | 'createdAt' | 'updatedAt' | 'observationKeys'> {
+/** A new asset (version 1): unreviewed, unassessed, unclassified, unowned, not quarantined, unless told otherwise. */
+export function newAsset(a: Pick<AssetRecord, 'id' | 'orgId' | 'projectId' | 'name' | 'origin' | 'createdAt'> & Partial<AssetRecord>): AssetRecord {
   return {
     description: null,
     environment: null,
@@ -572,5 +561,8 @@ function blankAsset(): Omit<AssetRecord, 'id' | 'orgId' | 'projectId' | 'name' |
     quarantineId: null,
     version: 1,
     createdBy: null,
+    updatedAt: a.createdAt,
+    observationKeys: [],
+    ...a,
   };
 }

@@ -1,41 +1,14 @@
 /** The asset, review-signal and outbox stores' contract, on both engines: embedded SQLite and the PostgreSQL server. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AssetService, type SightingsReader } from '../../domains/assets/service.js';
+import { AssetService, newAsset, type SightingsReader } from '../../domains/assets/service.js';
 import type { AssetRecord, SignalRecord } from '../../domains/assets/store.js';
 import type { ProjectService } from '../../domains/projects/service.js';
 import { randomIds } from '../../lib/clock.js';
 import { fixedClock, openTestControl } from '../../testing/app.js';
 import type { ControlStore } from './stores.js';
 
-const asset = (over: Partial<AssetRecord>): AssetRecord => ({
-  id: 'a1',
-  orgId: 'o1',
-  projectId: 'p1',
-  name: 'bot',
-  description: null,
-  origin: 'declared',
-  environment: null,
-  approvalState: 'APPROVAL_STATE_UNREVIEWED',
-  approverPrincipal: null,
-  approvalReason: null,
-  reviewedAt: null,
-  riskTier: 'RISK_TIER_UNASSESSED',
-  dataClassification: 'DATA_CLASSIFICATION_UNCLASSIFIED',
-  classifiedBy: null,
-  classificationReason: null,
-  classifiedAt: null,
-  ownerTeam: null,
-  ownerPrincipal: null,
-  ownershipSetBy: null,
-  ownershipSetAt: null,
-  quarantineId: null,
-  version: 1,
-  createdBy: 'user:u1',
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-  observationKeys: [],
-  ...over,
-});
+const asset = (over: Partial<AssetRecord>): AssetRecord =>
+  newAsset({ id: 'a1', orgId: 'o1', projectId: 'p1', name: 'bot', origin: 'declared', createdBy: 'user:u1', createdAt: '2026-01-01T00:00:00.000Z', ...over });
 
 const signal = (over: Partial<SignalRecord>): SignalRecord => ({
   id: 's1',
