@@ -4,6 +4,7 @@ import { registerAgent } from './commands/agent.js';
 import { registerAgentRuns } from './commands/agent-runs.js';
 import { registerAgentSessions } from './commands/agent-sessions.js';
 import { registerApiKeys } from './commands/api-keys.js';
+import { registerAssets } from './commands/assets.js';
 import { registerConfig } from './commands/config.js';
 import { registerLogin } from './commands/login.js';
 import { registerLlm } from './commands/llm.js';
@@ -69,6 +70,7 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
   registerLlm(program, ctx);
   registerAgentRuns(program, ctx);
   registerAgentSessions(program, ctx);
+  registerAssets(program, ctx);
   registerTraces(program, ctx);
   registerLogs(program, ctx);
   registerConfig(program, ctx);

@@ -90,6 +90,9 @@ export class ApiClient {
   post<T>(path: string, opts: RequestOptions = {}) {
     return this.request<T>('POST', path, opts);
   }
+  put<T>(path: string, opts: RequestOptions = {}) {
+    return this.request<T>('PUT', path, opts);
+  }
   patch<T>(path: string, opts: RequestOptions = {}) {
     return this.request<T>('PATCH', path, opts);
   }

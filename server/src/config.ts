@@ -16,6 +16,8 @@ export interface Config {
   otlpBodyLimit: number;
   /** Mark session cookies `Secure` (HTTPS only); off by default because the quickstart serves plain http on localhost. */
   cookieSecure: boolean;
+  /** Days an asset may stay unreviewed or unowned before the review-window sweep raises a signal (SVC_ASSET_REVIEW_WINDOW_DAYS, default 7). */
+  assetReviewWindowDays: number;
   /**
    * The origin clients reach this service at (SVC_PUBLIC_URL). The OAuth issuer is `<publicUrl>/oauth`;
    * it must be fixed, because issued tokens and the published metadata name it.
@@ -103,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: intVar(env, 'SVC_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     otlpBodyLimit: intVar(env, 'SVC_OTLP_BODY_LIMIT_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     cookieSecure: boolVar(env, 'SVC_COOKIE_SECURE', false),
+    assetReviewWindowDays: intVar(env, 'SVC_ASSET_REVIEW_WINDOW_DAYS', 7, 1, 365),
     publicUrl: publicUrl(env, host, port),
     keyHashSecret: keyHashSecret(env),
   };

@@ -15,6 +15,7 @@ import { CredentialRechecker } from './http/recheck.js';
 import { DuckDbLogsQuery } from './storage/telemetry/duckdb/logs-query.js';
 import { DuckDbTracesQuery } from './storage/telemetry/duckdb/traces-query.js';
 import { AgentRunsService } from './domains/agent-runs/service.js';
+import { AssetService } from './domains/assets/service.js';
 import { ConsentService } from './domains/oauth/consent-service.js';
 import { OAuthServer } from './domains/oauth/server.js';
 import { InvitationService } from './domains/people/invitations-service.js';
@@ -54,6 +55,8 @@ export interface AppContext {
   logTail: LogTailService;
   /** Agent runs, graph, sessions, turns, events, identities (issue 4). */
   agentRuns: AgentRunsService;
+  /** The agent inventory, attribution reads, review signals and their outbox (issue 10); `discoverAssets` and `sweepReviewWindow` are the periodic jobs. */
+  assets: AssetService;
   members: MemberService;
   invitations: InvitationService;
   sessions: SessionService;
@@ -110,8 +113,15 @@ export function buildContext(opts: {
   // A deleted project's model prices go with it.
   projects.onDelete(async (p) => llmPricing.forgetProject(p.id));
   const logsQuery = new DuckDbLogsQuery(opts.telemetry);
+  const agentRunsQuery = new DuckDbAgentRunsQuery(opts.telemetry);
   const logTail = new LogTailService(logsQuery, new CredentialRechecker(apiKeys, sessions, members, opts.control, clock, agentConnections));
-  const agentRuns = new AgentRunsService(new DuckDbAgentRunsQuery(opts.telemetry), llmPricing, clock);
+  const agentRuns = new AgentRunsService(agentRunsQuery, llmPricing, clock);
+  const assets = new AssetService(opts.control, projects, agentRunsQuery, clock, ids, opts.config.assetReviewWindowDays);
+  // An asset target resolves to the asset's observation keys (an asset of another project is no target).
+  const assetKeys = async (orgId: string, projectId: string, assetId: string) => {
+    const a = await opts.control.assets.find(assetId);
+    return a && a.orgId === orgId && a.projectId === projectId ? a.observationKeys : undefined;
+  };
   // A deleted project's live tails end with it.
   projects.onDelete(async (p) => logTail.endProject(p.id));
   return {
@@ -130,6 +140,8 @@ export function buildContext(opts: {
     logTail,
     // Run costs read the project's price table when the run is read.
     agentRuns,
+    // Discovery and attribution read the sightings the agent reads read.
+    assets,
     // Model calls, in runs or not, priced as run steps.
     llmCalls: new LlmCallsService(new DuckDbLlmCallsQuery(opts.telemetry), llmPricing, clock),
     metricsWriter,
@@ -144,7 +156,8 @@ export function buildContext(opts: {
     agentBudgets: new AgentBudgetService(opts.control, agentConnections, members, audit, clock),
     idempotency: new IdempotencyService(opts.control.idempotency, clock, keyHash),
     llmPricing,
-    // A containment resolves its target from the sightings (assets, once the inventory exists).
-    quarantines: new QuarantineService(opts.control, targetResolver({ control: opts.control, agentRuns }), clock, ids),
+    // A containment resolves its target from the sightings, an asset through its observation keys; an
+    // asset-targeted containment marks the asset while active.
+    quarantines: new QuarantineService(opts.control, targetResolver({ control: opts.control, agentRuns }, assetKeys), clock, ids, assets),
   };
 }

@@ -160,6 +160,13 @@ export function readCursor(cursor: string | undefined, fp: string): { k: string 
   return { k: pos.k, id: pos.id.slice(dot + 1) };
 }
 
+/** `limit + 1` rows -> one page and the cursor of its last row when more follow. */
+export function pageOf<T>(rows: T[], limit: number, cursorOf: (row: T) => string) {
+  const more = rows.length > limit;
+  const items = more ? rows.slice(0, limit) : rows;
+  return { items, next_cursor: more && items.length > 0 ? cursorOf(items[items.length - 1]) : null };
+}
+
 /** A cursor's numeric sort key (times in microseconds). */
 export function cursorNumber(k: string | number): number {
   if (typeof k !== 'number' || !Number.isSafeInteger(k)) throw invalidRequest('cursor is malformed or expired');

@@ -59,6 +59,7 @@ import {
   runStatusFilter,
   SESSION_LIMIT,
   TURN_LIMIT,
+  pageOf,
   type EventQueryInput,
 } from './request-rules.js';
 import type { AgentRunsStore, ModelUsageRow, RunRow, SessionRow, StepRow } from './store.js';
@@ -95,13 +96,6 @@ export type EventListInput = EventQueryInput & PageInput;
 const RUN_ID = new RegExp(RUN_ID_PATTERN);
 const HEX32 = /^[0-9a-f]{32}$/;
 const MEMORY_OPS = new Set(MEMORY_OPERATIONS);
-
-/** `limit + 1` rows -> one page and the cursor of its last row when more follow. */
-function pageOf<T>(rows: T[], limit: number, cursorOf: (row: T) => string) {
-  const more = rows.length > limit;
-  const items = more ? rows.slice(0, limit) : rows;
-  return { items, next_cursor: more && items.length > 0 ? cursorOf(items[items.length - 1]) : null };
-}
 
 const malformedCursor = () => invalidRequest('cursor is malformed or expired');
 

@@ -28,7 +28,7 @@ async function world() {
   };
   const alice = await addPerson(t, 'admin');
   const bob = await addPerson(t, 'admin');
-  const scopes = ['quarantine:request', 'quarantine:approve', 'agents:read', 'ingest:write', 'traces:read'];
+  const scopes = ['quarantine:request', 'quarantine:approve', 'agents:read', 'agents:write', 'ingest:write', 'traces:read'];
   const a = await mint(alice, scopes, 'alice');
   const a2 = await mint(alice, scopes, 'alice-second');
   const b = await mint(bob, scopes, 'bob');
@@ -157,6 +157,30 @@ describe('approve: pending -> active', () => {
     expect((await w.send(w.agent.key)).statusCode).toBe(401);
     expect((await w.send(w.agent2.key)).statusCode).toBe(401);
     expect((await w.send(w.b.key, 'other-agent')).statusCode).toBe(200);
+  });
+
+  it('an asset resolves through its observation keys; the asset shows the containment while active, and a review does not change that', async () => {
+    const w = await world();
+    // Declared before its telemetry arrives (else discovery maps the key to a shadow asset first).
+    const declared = await w.call(w.a.key, 'POST', `/assets?project_id=${w.projectId}`, { name: 'Weather bot', observation_keys: ['svc/weather'] });
+    const asset = declared.json();
+    await w.send(w.agent.key, 'weather');
+    await w.send(w.agent2.key, 'other');
+    const q = (await w.request(w.a.key, { asset_id: asset.id, reason: 'x' })).json();
+    const res = await w.call(w.b.key, 'POST', `/quarantines/${q.id}/approve`);
+    expect(res.statusCode, `${declared.body} ${res.body}`).toBe(200);
+    const approved = res.json();
+    expect(approved.credentials.map((c: Obj) => c.api_key_id)).toEqual([w.agent.id]);
+    expect((await w.send(w.agent.key)).statusCode).toBe(401);
+    expect((await w.send(w.agent2.key, 'other')).statusCode).toBe(200);
+    const reviewed = await w.call(w.b.key, 'POST', `/assets/${asset.id}/reviews?project_id=${w.projectId}`, { approval_state: 'APPROVAL_STATE_APPROVED', risk_tier: 'RISK_TIER_LOW', reason: 'ok' });
+    expect(reviewed.json()).toMatchObject({ quarantined: true, quarantine_id: q.id });
+    await w.call(w.b.key, 'POST', `/quarantines/${q.id}/lift`, { reason: 'done' });
+    expect((await w.call(w.a.key, 'GET', `/assets/${asset.id}?project_id=${w.projectId}`)).json()).toMatchObject({ quarantined: false, quarantine_id: null });
+    // An asset of another project is no target: 404 at approval.
+    const v = await world();
+    const foreign = (await v.request(v.a.key, { asset_id: asset.id, reason: 'x' })).json();
+    expect((await v.call(v.b.key, 'POST', `/quarantines/${foreign.id}/approve`)).statusCode).toBe(404);
   });
 
   it('"writes receipt entries AUTHORIZED then QUARANTINED" (mediated, under agents:containment_approval@v1) and an authority edge', async () => {

@@ -73,12 +73,18 @@ function requireReason(reason: unknown, what: string): string {
 const wrongState = (q: QuarantineRecord, move: string, from: QuarantineStatus) =>
   invalidRequest(`cannot ${move} a containment that is ${q.status}: only a ${from} containment can be`, { status: q.status });
 
+/** The inventory's hook: an asset-targeted containment marks the asset while it is active. */
+export interface AssetMarks {
+  markQuarantine(assetId: string, quarantineId: string | null, actor: string): Promise<unknown>;
+}
+
 export class QuarantineService {
   constructor(
     private readonly store: ControlStore,
     private readonly targets: TargetResolver,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly assets?: AssetMarks,
   ) {}
 
   async request(p: Principal, project: ProjectRecord, input: RequestInput): Promise<{ record: QuarantineRecord; created: boolean }> {
@@ -182,6 +188,7 @@ export class QuarantineService {
     });
     if (!won) throw wrongState((await this.get(p, id)), 'approve', 'pending');
     await this.enforce(q.id, q.orgId, (await this.store.quarantines.outcomes([q.id])).filter((o) => o.state !== 'verified'));
+    if (q.targetKind === 'asset_id') await this.assets?.markQuarantine(q.target, q.id, identityOf(by));
     return this.get(p, id);
   }
 
@@ -238,6 +245,7 @@ export class QuarantineService {
       return true;
     });
     if (!won) throw wrongState(await this.get(p, id), 'lift', 'active');
+    if (q.targetKind === 'asset_id') await this.assets?.markQuarantine(q.target, null, identityOf(actorOf(p)));
     return this.get(p, id);
   }
 

@@ -106,7 +106,11 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
       operationId: 'exportTraces',
       async ingest(req, body, project) {
         const input = body.format === 'json' ? decodeTracesJson(body.bytes) : decodeTracesProtobuf(body.bytes);
-        const outcome = await logged(req, project.id, 'spans', () => ingestTraces(ctx.spansWriter, project, credentialOf(req.principal), input, nowUs()));
+        const outcome = await logged(req, project.id, 'spans', () => ingestTraces(ctx.spansWriter, project, credentialOf(req.principal), input, nowUs(), (keys) =>
+            // A never-seen observation key becomes an asset right away (in the background; known keys cost a set lookup).
+            ctx.assets.noteSightings(project.id, keys, (e) => req.log.error({ err: e }, 'asset discovery after ingest failed')),
+          ),
+        );
         return signalResponse(body.format, 'traces', outcome);
       },
     },
@@ -133,6 +137,8 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
     // Commit what is queued before the stores close (main.ts also stops the writers explicitly).
     scope.addHook('onClose', async () => {
       await Promise.all([ctx.metricsWriter.stop(), ctx.spansWriter.stop(), ctx.logsWriter.stop()]);
+      // ... and let the asset discoveries that ingest started finish.
+      await ctx.assets.settled();
     });
     const parser = (format: OtlpFormat) => async (req: FastifyRequest, raw: Buffer): Promise<OtlpBody> => {
       const mediaType = format === 'json' ? JSON_TYPE : mediaTypeOf(req);

@@ -25,6 +25,8 @@ export async function ingestTraces(
   credential: Credential,
   input: SignalInput<SpanMessage>,
   nowUs: number,
+  /** Called after the commit with the observation keys of the batch's sightings (asset discovery). */
+  onSightings?: (observationKeys: string[]) => void,
 ): Promise<SignalOutcome> {
   if (project.samplingRate === 0) {
     let n = 0;
@@ -37,6 +39,7 @@ export async function ingestTraces(
     await committedOr503(async () => {
       ({ tombstoned } = await writer.write(project.id, { spans: c.spans, events: c.events, sightings: c.sightings, credential, ingestedAtUs: nowUs }));
     }, 'spans');
+    if (onSightings && c.sightings.length > 0) onSightings(c.sightings.map((x) => x.observationKey));
   }
   const messages: string[] = [];
   if (c.rejected > 0) messages.push(`${plural(c.rejected, 'span was', 'spans were')} rejected; the first: ${c.firstRejection}`);

@@ -280,4 +280,96 @@ export interface ControlDatabase {
   quarantine_credentials: QuarantineCredentialsTable;
   receipt_entries: ReceiptEntriesTable;
   authority_edges: AuthorityEdgesTable;
+  assets: AssetsTable;
+  asset_observation_keys: AssetObservationKeysTable;
+  asset_versions: AssetVersionsTable;
+  review_signals: ReviewSignalsTable;
+  notification_outbox: NotificationOutboxTable;
+}
+
+/** The agent inventory (added by 0008_assets). */
+export interface AssetsTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  name: string;
+  description: string | null;
+  origin: string;
+  environment: string | null;
+  approval_state: string;
+  approver_principal: string | null;
+  approval_reason: string | null;
+  reviewed_at: string | null;
+  risk_tier: string;
+  data_classification: string;
+  classified_by: string | null;
+  classification_reason: string | null;
+  classified_at: string | null;
+  owner_team: string | null;
+  owner_principal: string | null;
+  ownership_set_by: string | null;
+  ownership_set_at: string | null;
+  quarantine_id: string | null;
+  version: number;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AssetObservationKeysTable {
+  project_id: string;
+  observation_key: string;
+  asset_id: string;
+  mapped_at: string;
+}
+
+export interface AssetVersionsTable {
+  asset_id: string;
+  version: number;
+  project_id: string;
+  change: string;
+  actor: string | null;
+  occurred_at: string;
+  /** JSON text of the asset record after the change. */
+  snapshot: string;
+}
+
+export interface ReviewSignalsTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  dedup_key: string;
+  kind: string;
+  status: string;
+  severity: string;
+  subject_ref: string;
+  detail_code: string;
+  asset_id: string | null;
+  evidence_ref: string | null;
+  opened_at: string;
+  last_seen_at: string;
+  acknowledged_by: string | null;
+  acknowledged_at: string | null;
+  resolved_by: string | null;
+  resolved_at: string | null;
+  resolution_code: string | null;
+  resolution_reason: string | null;
+}
+
+export interface NotificationOutboxTable {
+  id: string;
+  /** Write order: microseconds since the epoch, made strictly increasing per process (like audit_events.seq). */
+  seq: number;
+  org_id: string;
+  project_id: string;
+  source: string;
+  event: string;
+  signal_id: string;
+  kind: string;
+  severity: string;
+  subject_ref: string;
+  asset_id: string | null;
+  occurred_at: string;
+  payload: string;
+  delivered_at: string | null;
 }

@@ -3,6 +3,8 @@ import type { AgentApprovalStore, AgentBudgetStore } from '../../domains/agent-c
 import type { ApiKeyStore } from '../../domains/api-keys/store.js';
 import type { IdempotencyStore } from '../../domains/idempotency/store.js';
 import type { LlmPriceStore } from '../../domains/llm/store.js';
+import type { AssetStore, OutboxStore, SignalStore } from '../../domains/assets/store.js';
+import { KyselyAssetStore, KyselyOutboxStore, KyselySignalStore } from './assets-store.js';
 import type { AuditStore } from '../../domains/audit/store.js';
 import type { OrganizationStore } from '../../domains/organizations/store.js';
 import type { InvitationStore, MembershipStore, UserStore } from '../../domains/people/store.js';
@@ -41,6 +43,9 @@ export interface ControlStores {
   idempotency: IdempotencyStore;
   llmPrices: LlmPriceStore;
   quarantines: QuarantineStore;
+  assets: AssetStore;
+  reviewSignals: SignalStore;
+  outbox: OutboxStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -67,6 +72,9 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     idempotency: new KyselyIdempotencyStore(db),
     llmPrices: new KyselyLlmPriceStore(db),
     quarantines: new KyselyQuarantineStore(db),
+    assets: new KyselyAssetStore(db),
+    reviewSignals: new KyselySignalStore(db),
+    outbox: new KyselyOutboxStore(db),
   };
 }
 
