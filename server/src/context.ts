@@ -118,9 +118,12 @@ export function buildContext(opts: {
   const agentRuns = new AgentRunsService(agentRunsQuery, llmPricing, clock);
   const assets = new AssetService(opts.control, projects, agentRunsQuery, clock, ids, opts.config.assetReviewWindowDays);
   // An asset target resolves to the asset's observation keys (an asset of another project is no target).
-  const assetKeys = async (orgId: string, projectId: string, assetId: string) => {
-    const a = await opts.control.assets.find(assetId);
-    return a && a.orgId === orgId && a.projectId === projectId ? a.observationKeys : undefined;
+  const assetKeys = {
+    async keysOf(orgId: string, projectId: string, assetId: string) {
+      const a = await opts.control.assets.find(assetId);
+      return a && a.orgId === orgId && a.projectId === projectId ? a.observationKeys : undefined;
+    },
+    assetsOfKeys: (projectId: string, keys: string[]) => opts.control.assets.assetsOfKeys(projectId, keys),
   };
   // A deleted project's live tails end with it.
   projects.onDelete(async (p) => logTail.endProject(p.id));
@@ -158,6 +161,6 @@ export function buildContext(opts: {
     llmPricing,
     // A containment resolves its target from the sightings, an asset through its observation keys; an
     // asset-targeted containment marks the asset while active.
-    quarantines: new QuarantineService(opts.control, targetResolver({ control: opts.control, agentRuns }, assetKeys), clock, ids, assets),
+    quarantines: new QuarantineService(opts.control, targetResolver({ control: opts.control, agentRuns }, assetKeys.keysOf), clock, ids, assets, assetKeys),
   };
 }

@@ -370,9 +370,67 @@ export class AssetService {
       .catch(onError);
   }
 
+  /** Runs `fn` after the discoveries started so far (so it sees their assets); `settled()` waits for it too. */
+  afterDiscovery(fn: () => Promise<unknown>): Promise<unknown> {
+    const run = this.pending.then(fn);
+    this.pending = run.catch(() => {});
+    return run;
+  }
+
   /** Resolves when the discoveries started by `noteSightings` so far have finished. */
   settled(): Promise<unknown> {
     return this.pending;
+  }
+
+  // ---- killed-credential signals (raised by the containment part)
+
+  /**
+   * REVIEW_SIGNAL_KIND_KILLED_ASSET_CREDENTIAL: telemetry from `apiKeyId` resolves to an agent under the
+   * active kill `quarantineId`, but the key was outside the set the approval reached. One signal per
+   * (kill, key): a repeat refreshes it.
+   */
+  async raiseKilledCredential(i: { orgId: string; projectId: string; quarantineId: string; apiKeyId: string; assetId: string | null }): Promise<void> {
+    const kind: SignalKind = 'REVIEW_SIGNAL_KIND_KILLED_ASSET_CREDENTIAL';
+    await this.control.transaction((tx) =>
+      this.raise(tx, {
+        orgId: i.orgId,
+        projectId: i.projectId,
+        kind,
+        dedupKey: `${kind}:${i.quarantineId}:${i.apiKeyId}`,
+        subjectRef: i.apiKeyId,
+        detailCode: 'key_outside_approved_set',
+        assetId: i.assetId,
+        evidenceRef: i.quarantineId,
+        seenAt: this.now(),
+      }),
+    );
+  }
+
+  /**
+   * Clears the active killed-credential signals of a project whose containment is no longer active or
+   * whose key is revoked (`stillHeld` answers for one signal); each clear is notified once.
+   */
+  async clearKilledCredentials(projectId: string, stillHeld: (s: { quarantineId: string; apiKeyId: string }) => Promise<'held' | 'containment_lifted' | 'key_revoked'>, by = 'platform') {
+    const kind: SignalKind = 'REVIEW_SIGNAL_KIND_KILLED_ASSET_CREDENTIAL';
+    let cleared = 0;
+    for (;;) {
+      const page = await this.control.reviewSignals.list({ projectId, kinds: [kind], statuses: [...ACTIVE_STATUSES] }, { limit: 200 });
+      let changed = 0;
+      for (const s of page) {
+        const verdict = await stillHeld({ quarantineId: s.evidenceRef ?? '', apiKeyId: s.subjectRef });
+        if (verdict === 'held') continue;
+        const at = this.now();
+        const next: SignalRecord = { ...s, status: 'REVIEW_SIGNAL_STATUS_RESOLVED', resolvedBy: by, resolvedAt: at, resolutionCode: verdict };
+        await this.control.transaction(async (tx) => {
+          if (await tx.reviewSignals.transition(next, ACTIVE_STATUSES)) {
+            await this.notify(tx, next, 'resolved', at);
+            changed++;
+          }
+        });
+      }
+      cleared += changed;
+      if (changed === 0 || page.length <= 200) return cleared;
+    }
   }
 
   // ---- review window sweep

@@ -251,6 +251,49 @@ describe('approve: pending -> active', () => {
   });
 });
 
+describe('KILLED_ASSET_CREDENTIAL', () => {
+  const signals = async (w: Awaited<ReturnType<typeof world>>, status = 'REVIEW_SIGNAL_STATUS_OPEN') => {
+    await t.ctx.assets.settled();
+    const r = await w.call(w.a.key, 'GET', `/review-signals?project_id=${w.projectId}&kind=REVIEW_SIGNAL_KIND_KILLED_ASSET_CREDENTIAL&status=${status}`);
+    expect(r.statusCode, r.body).toBe(200);
+    return r.json().review_signals as Obj[];
+  };
+
+  it('"telemetry from an API key resolves to an agent under an active kill containment but the key was outside the approved set": subject the key id, asset the agent, evidence the containment; a repeat refreshes it; the lift clears it', async () => {
+    const w = await world();
+    expect((await w.send(w.agent.key, 'weather')).statusCode).toBe(200);
+    const q = (await w.request(w.a.key, { observation_key: 'svc/weather', reason: 'x', action: 'kill' })).json();
+    expect((await w.call(w.b.key, 'POST', `/quarantines/${q.id}/approve`)).json().credentials.map((c: Obj) => c.api_key_id)).toEqual([w.agent.id]);
+    expect(await signals(w)).toEqual([]);
+    // A key the approval did not reach sends the killed agent's telemetry (it is not frozen: the kill revoked only the keys it knew).
+    expect((await w.send(w.agent2.key, 'weather')).statusCode).toBe(200);
+    const [s] = await signals(w);
+    const asset = (await w.call(w.a.key, 'GET', `/assets/attribution?project_id=${w.projectId}&observation_key=svc/weather`)).json();
+    expect(s).toMatchObject({ kind: 'REVIEW_SIGNAL_KIND_KILLED_ASSET_CREDENTIAL', subject_ref: w.agent2.id, evidence_ref: q.id, asset_id: asset.mappings[0].asset_id, severity: 'REVIEW_SIGNAL_SEVERITY_CRITICAL' });
+    expect((await w.send(w.agent2.key, 'weather')).statusCode).toBe(200);
+    const again = await signals(w);
+    expect(again.map((x) => x.id)).toEqual([s.id]);
+    // Other agents' telemetry from that key raises nothing.
+    expect((await w.send(w.agent2.key, 'another')).statusCode).toBe(200);
+    expect(await signals(w)).toHaveLength(1);
+    await w.call(w.b.key, 'POST', `/quarantines/${q.id}/lift`, { reason: 'done' });
+    expect(await signals(w)).toEqual([]);
+    expect((await signals(w, 'REVIEW_SIGNAL_STATUS_RESOLVED')).map((x) => x.id)).toEqual([s.id]);
+  });
+
+  it('"clears on key revocation": the next check finds the key revoked', async () => {
+    const w = await world();
+    expect((await w.send(w.agent.key, 'weather')).statusCode).toBe(200);
+    const q = (await w.request(w.a.key, { observation_key: 'svc/weather', reason: 'x', action: 'kill' })).json();
+    await w.call(w.b.key, 'POST', `/quarantines/${q.id}/approve`);
+    expect((await w.send(w.agent2.key, 'weather')).statusCode).toBe(200);
+    expect(await signals(w)).toHaveLength(1);
+    expect((await t.call({ method: 'POST', url: `/api/v1/account/api-keys/${w.agent2.id}/revoke` })).statusCode).toBe(200);
+    expect(await t.ctx.quarantines.clearKilledCredentials(t.orgId, w.projectId)).toBe(1);
+    expect(await signals(w)).toEqual([]);
+  });
+});
+
 describe('withdraw: pending -> withdrawn', () => {
   it('"own request needs quarantine:request, someone else\'s needs quarantine:approve"; "reaches no credential"', async () => {
     const w = await world();

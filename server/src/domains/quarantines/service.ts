@@ -73,9 +73,21 @@ function requireReason(reason: unknown, what: string): string {
 const wrongState = (q: QuarantineRecord, move: string, from: QuarantineStatus) =>
   invalidRequest(`cannot ${move} a containment that is ${q.status}: only a ${from} containment can be`, { status: q.status });
 
-/** The inventory's hook: an asset-targeted containment marks the asset while it is active. */
+/** The inventory's hooks: an asset-targeted containment marks the asset while it is active; killed-credential signals. */
 export interface AssetMarks {
   markQuarantine(assetId: string, quarantineId: string | null, actor: string): Promise<unknown>;
+  raiseKilledCredential(i: { orgId: string; projectId: string; quarantineId: string; apiKeyId: string; assetId: string | null }): Promise<void>;
+  clearKilledCredentials(
+    projectId: string,
+    stillHeld: (s: { quarantineId: string; apiKeyId: string }) => Promise<'held' | 'containment_lifted' | 'key_revoked'>,
+    by?: string,
+  ): Promise<number>;
+}
+
+/** The asset an observation key maps to, and the observation keys of an asset. */
+export interface AssetKeys {
+  keysOf(orgId: string, projectId: string, assetId: string): Promise<string[] | undefined>;
+  assetsOfKeys(projectId: string, keys: string[]): Promise<Map<string, string>>;
 }
 
 export class QuarantineService {
@@ -85,7 +97,43 @@ export class QuarantineService {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly assets?: AssetMarks,
+    private readonly assetKeys?: AssetKeys,
   ) {}
+
+  /**
+   * After an ingest by API key `apiKeyId` that sighted these observation keys: telemetry that resolves to
+   * an agent under an active `kill`, from a key outside the set its approval reached, raises
+   * KILLED_ASSET_CREDENTIAL. Most projects have no active kill: one indexed read answers.
+   */
+  async noteSightings(orgId: string, projectId: string, apiKeyId: string, keys: string[]): Promise<void> {
+    if (!this.assets || keys.length === 0) return;
+    const kills = await this.store.quarantines.activeKills(projectId);
+    if (kills.length === 0) return;
+    const owners = this.assetKeys ? await this.assetKeys.assetsOfKeys(projectId, keys) : new Map<string, string>();
+    for (const k of kills) {
+      let assetId: string | null = null;
+      if (k.targetKind === 'observation_key') {
+        if (!keys.includes(k.target)) continue;
+        assetId = owners.get(k.target) ?? null;
+      } else if (k.targetKind === 'asset_id') {
+        if (![...owners.values()].includes(k.target)) continue;
+        assetId = k.target;
+      } else continue; // a kill of one key names no agent
+      const reached = (await this.store.quarantines.outcomes([k.id])).some((o) => o.apiKeyId === apiKeyId);
+      if (!reached) await this.assets.raiseKilledCredential({ orgId, projectId, quarantineId: k.id, apiKeyId, assetId });
+    }
+  }
+
+  /** Clears the killed-credential signals of a project whose kill was lifted or whose key was revoked. */
+  async clearKilledCredentials(orgId: string, projectId: string): Promise<number> {
+    if (!this.assets) return 0;
+    const active = new Set((await this.store.quarantines.activeKills(projectId)).map((q) => q.id));
+    return this.assets.clearKilledCredentials(projectId, async (s) => {
+      if (!active.has(s.quarantineId)) return 'containment_lifted';
+      const key = await this.store.apiKeys.findById(orgId, s.apiKeyId);
+      return !key || key.status === 'revoked' ? 'key_revoked' : 'held';
+    });
+  }
 
   async request(p: Principal, project: ProjectRecord, input: RequestInput): Promise<{ record: QuarantineRecord; created: boolean }> {
     const named = (['asset_id', 'observation_key', 'api_key_id'] as const).filter((k) => input[k] !== undefined);
@@ -246,6 +294,7 @@ export class QuarantineService {
     });
     if (!won) throw wrongState(await this.get(p, id), 'lift', 'active');
     if (q.targetKind === 'asset_id') await this.assets?.markQuarantine(q.target, null, identityOf(actorOf(p)));
+    if (q.action === 'kill') await this.clearKilledCredentials(q.orgId, q.projectId);
     return this.get(p, id);
   }
 

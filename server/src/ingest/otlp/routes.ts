@@ -108,7 +108,15 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
         const input = body.format === 'json' ? decodeTracesJson(body.bytes) : decodeTracesProtobuf(body.bytes);
         const outcome = await logged(req, project.id, 'spans', () => ingestTraces(ctx.spansWriter, project, credentialOf(req.principal), input, nowUs(), (keys) =>
             // A never-seen observation key becomes an asset right away (in the background; known keys cost a set lookup).
-            ctx.assets.noteSightings(project.id, keys, (e) => req.log.error({ err: e }, 'asset discovery after ingest failed')),
+          {
+            ctx.assets.noteSightings(project.id, keys, (e) => req.log.error({ err: e }, 'asset discovery after ingest failed'));
+            // Telemetry of a killed agent from a key outside the kill's approved set raises a signal.
+            const keyId = req.principal.keyId;
+            if (keyId !== null)
+              ctx.assets.afterDiscovery(() => ctx.quarantines.noteSightings(project.orgId, project.id, keyId, [...keys])).catch((e) =>
+                req.log.error({ err: e }, 'killed-credential check after ingest failed'),
+              );
+          },
           ),
         );
         return signalResponse(body.format, 'traces', outcome);

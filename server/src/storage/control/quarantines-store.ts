@@ -125,6 +125,18 @@ export class KyselyQuarantineStore implements QuarantineStore {
     return Number(res.numUpdatedRows) === 1;
   }
 
+  async activeKills(projectId: string) {
+    const rows = await this.db
+      .selectFrom('quarantines')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('open_target', 'is not', null)
+      .where('status', '=', 'active')
+      .where('action', '=', 'kill')
+      .execute();
+    return rows.map(toRecord);
+  }
+
   async setUnenforceableSightings(id: string, n: number) {
     await this.db.updateTable('quarantines').set({ unenforceable_sightings: n }).where('id', '=', id).execute();
   }
