@@ -13,6 +13,7 @@ import { registerMembers } from './commands/members.js';
 import { registerMetrics } from './commands/metrics.js';
 import { registerProjects } from './commands/projects.js';
 import { registerQuarantines } from './commands/quarantines.js';
+import { registerFleet } from './commands/fleet.js';
 import { registerTraces } from './commands/traces.js';
 import { Context, type Io } from './context.js';
 import { CliError, ExitCode, usageError, withProjectHint } from './errors.js';
@@ -67,6 +68,7 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
   registerMembers(program, ctx);
   registerApiKeys(program, ctx);
   registerQuarantines(program, ctx);
+  registerFleet(program, ctx);
   registerLlm(program, ctx);
   registerAgentRuns(program, ctx);
   registerAgentSessions(program, ctx);

@@ -35,6 +35,7 @@ import { agentRunRoutes } from './domains/agent-runs/routes.js';
 import { llmCallRoutes } from './domains/llm/calls-routes.js';
 import { llmRoutes } from './domains/llm/routes.js';
 import { quarantineRoutes } from './domains/quarantines/routes.js';
+import { fleetRoutes } from './domains/fleet/routes.js';
 import { assetRoutes } from './domains/assets/routes.js';
 
 export { API_PREFIX };
@@ -114,6 +115,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       llmRoutes(api, ctx);
       llmCallRoutes(api, ctx);
       quarantineRoutes(api, ctx);
+      fleetRoutes(api, ctx);
       assetRoutes(api, ctx);
     },
     { prefix: API_PREFIX },

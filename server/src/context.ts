@@ -28,6 +28,7 @@ import type { ControlStore } from './storage/control/stores.js';
 import { DuckDbMetricsQuery } from './storage/telemetry/duckdb/metrics-query.js';
 import { DuckDbAgentRunsQuery } from './storage/telemetry/duckdb/agent-runs-query.js';
 import { QuarantineService, targetResolver } from './domains/quarantines/service.js';
+import { FleetService } from './domains/fleet/service.js';
 import { DuckDbLlmCallsQuery } from './storage/telemetry/duckdb/llm-calls-query.js';
 import { MetricsWriter } from './storage/telemetry/duckdb/metrics-writer.js';
 import { LogsWriter } from './storage/telemetry/duckdb/logs-writer.js';
@@ -73,6 +74,8 @@ export interface AppContext {
   llmCalls: LlmCallsService;
   /** Containments of agents under the two-person rule (`/quarantines`). */
   quarantines: QuarantineService;
+  /** The agents of a project with run health, signals and containment (`/fleet`). */
+  fleet: FleetService;
   /** Group-commit writer of ingested metric rows (OTLP); stop() it before closing the telemetry store. */
   metricsWriter: MetricsWriter;
   /** Group-commit writers of ingested spans (with agent sightings) and log records (OTLP), each on its own connection; stop() them before closing the telemetry store. */
@@ -145,6 +148,7 @@ export function buildContext(opts: {
     agentRuns,
     // Discovery and attribution read the sightings the agent reads read.
     assets,
+    fleet: new FleetService(opts.control, agentRunsQuery, clock),
     // Model calls, in runs or not, priced as run steps.
     llmCalls: new LlmCallsService(new DuckDbLlmCallsQuery(opts.telemetry), llmPricing, clock),
     metricsWriter,

@@ -228,4 +228,14 @@ export interface AgentRunsStore {
   identityKeys(projectId: string, opts: { after?: string; limit: number }): Promise<string[]>;
   /** The sightings of these keys. */
   sightings(projectId: string, observationKeys: string[]): Promise<SightingRow[]>;
+  /** Runs started since `sinceUs`, per observation key of the run root: count, by status, last start. */
+  runHealth(projectId: string, observationKeys: string[], sinceUs: number): Promise<RunHealthRow[]>;
+}
+
+export interface RunHealthRow {
+  observationKey: string;
+  runs: number;
+  /** Runs by stated status; runs stating none are in `runs` only. */
+  byStatus: Record<string, number>;
+  lastStartUs: number;
 }

@@ -195,6 +195,8 @@ export interface SignalStore {
   /** Writes status and the acknowledge/resolve columns when the signal is still in one of `from`; false otherwise. */
   transition(s: SignalRecord, from: readonly SignalStatus[]): Promise<boolean>;
   list(filter: SignalFilter, opts: { after?: SignalPosition; limit: number }): Promise<SignalRecord[]>;
+  /** Active (open or acknowledged) signals per asset and severity, for these assets. */
+  activeCounts(projectId: string, assetIds: string[]): Promise<{ assetId: string; severity: string; n: number }[]>;
 }
 
 export interface OutboxStore {

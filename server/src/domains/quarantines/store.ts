@@ -96,6 +96,8 @@ export interface QuarantineStore {
   /** Moves `from` -> the transition's state; false when the containment was no longer in `from` (a concurrent move won). */
   transition(id: string, from: QuarantineStatus, t: Transition): Promise<boolean>;
   setUnenforceableSightings(id: string, n: number): Promise<void>;
+  /** The project's open (pending or active) containments. */
+  openOfProject(projectId: string): Promise<QuarantineRecord[]>;
   /** The project's active `kill` containments (the ingest path asks, so it is one indexed read). */
   activeKills(projectId: string): Promise<QuarantineRecord[]>;
   putOutcome(o: CredentialOutcome): Promise<void>;

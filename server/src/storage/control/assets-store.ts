@@ -290,6 +290,20 @@ export class KyselySignalStore implements SignalStore {
       .execute();
   }
 
+  async activeCounts(projectId: string, assetIds: string[]) {
+    if (assetIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('review_signals')
+      .select(['asset_id', 'severity'])
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('project_id', '=', projectId)
+      .where('asset_id', 'in', assetIds)
+      .where('status', 'in', ACTIVE)
+      .groupBy(['asset_id', 'severity'])
+      .execute();
+    return rows.map((r) => ({ assetId: String(r.asset_id), severity: r.severity, n: Number(r.n) }));
+  }
+
   async activeOfAsset(assetId: string, kinds: readonly SignalKind[]) {
     const rows = await this.db
       .selectFrom('review_signals')

@@ -125,6 +125,11 @@ export class KyselyQuarantineStore implements QuarantineStore {
     return Number(res.numUpdatedRows) === 1;
   }
 
+  async openOfProject(projectId: string) {
+    const rows = await this.db.selectFrom('quarantines').selectAll().where('project_id', '=', projectId).where('open_target', 'is not', null).execute();
+    return rows.map(toRecord);
+  }
+
   async activeKills(projectId: string) {
     const rows = await this.db
       .selectFrom('quarantines')

@@ -27,6 +27,7 @@ import type {
   KeyPosition,
   ModelUsageRow,
   RunFilter,
+  RunHealthRow,
   RunPosition,
   RunRow,
   SessionFilter,
@@ -119,6 +120,31 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
       const totals = nested.length ? await totalsPerTrace(c, filter.projectId, nested) : new Map<string, number>();
       return rows.map((r) => toRunRow({ ...r, model_calls: num(r.usage_steps) - (totals.get(String(r.trace_id)) ?? 0) }));
     });
+  }
+
+  async runHealth(projectId: string, observationKeys: string[], sinceUs: number): Promise<RunHealthRow[]> {
+    if (observationKeys.length === 0) return [];
+    const p = new Params();
+    const project = p.str(projectId);
+    const keys = inList(p, observationKeys);
+    const since = p.int(sinceUs);
+    const sql = `
+      WITH ${rootRowsCte(project, narrowScope(project, [`${ROOT_CANDIDATE} AND observation_key ${keys} AND start_us >= ${since}`]), ['observation_key', 'run_status', 'response_status', 'start_us'], 'rr')},
+      runs AS (SELECT r.observation_key AS observation_key, r.start_us AS start_us, ${STATUS_OF_ROOT} AS status FROM rr)
+      SELECT observation_key, status, count(*) AS n, max(start_us) AS last_start FROM runs
+      WHERE observation_key ${keys} AND start_us >= ${since}
+      GROUP BY ALL`;
+    const rows = await this.db.read((c) => query(c, sql, p));
+    const out = new Map<string, RunHealthRow>();
+    for (const r of rows) {
+      const key = String(r.observation_key);
+      const h = out.get(key) ?? { observationKey: key, runs: 0, byStatus: {}, lastStartUs: 0 };
+      h.runs += num(r.n);
+      if (r.status !== null && r.status !== undefined) h.byStatus[String(r.status)] = num(r.n);
+      h.lastStartUs = Math.max(h.lastStartUs, num(r.last_start));
+      out.set(key, h);
+    }
+    return [...out.values()];
   }
 
   async modelUsage(projectId: string, traceIds: string[]): Promise<ModelUsageRow[]> {
