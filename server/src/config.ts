@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { JOB_SETTING_VARS, type JobSettings } from './jobs/settings.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -27,6 +28,8 @@ export interface Config {
    * share it.
    */
   keyHashSecret?: Buffer;
+  /** The background job runner (SVC_JOBS_*; see docs/jobs.md). */
+  jobs: JobSettings;
 }
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -84,6 +87,21 @@ function keyHashSecret(env: NodeJS.ProcessEnv): Buffer | undefined {
   return bytes;
 }
 
+function jobSettings(env: NodeJS.ProcessEnv): JobSettings {
+  const n = (k: keyof typeof JOB_SETTING_VARS) => {
+    const [name, fallback, min, max] = JOB_SETTING_VARS[k];
+    return intVar(env, name, fallback, min, max);
+  };
+  return {
+    enabled: boolVar(env, 'SVC_JOBS_ENABLED', true),
+    pollIntervalMs: n('pollIntervalMs'),
+    leaseSeconds: n('leaseSeconds'),
+    maxAttempts: n('maxAttempts'),
+    concurrency: n('concurrency'),
+    shutdownGraceSeconds: n('shutdownGraceSeconds'),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = (env.SVC_LOG_LEVEL || 'info') as LogLevel;
   if (!LEVELS.includes(logLevel)) throw new Error(`SVC_LOG_LEVEL must be one of ${LEVELS.join(', ')}`);
@@ -105,5 +123,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cookieSecure: boolVar(env, 'SVC_COOKIE_SECURE', false),
     publicUrl: publicUrl(env, host, port),
     keyHashSecret: keyHashSecret(env),
+    jobs: jobSettings(env),
   };
 }

@@ -23,6 +23,8 @@ import { ProjectService } from './domains/projects/service.js';
 import { SessionService } from './domains/sessions/service.js';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './lib/clock.js';
 import { KeyedHash } from './lib/keyed-hash.js';
+import { jobClock } from './jobs/clock.js';
+import { JobService } from './jobs/service.js';
 import type { ControlStore } from './storage/control/stores.js';
 import { DuckDbMetricsQuery } from './storage/telemetry/duckdb/metrics-query.js';
 import { DuckDbAgentRunsQuery } from './storage/telemetry/duckdb/agent-runs-query.js';
@@ -72,6 +74,11 @@ export interface AppContext {
   /** Group-commit writers of ingested spans (with agent sightings) and log records (OTLP), each on its own connection; stop() them before closing the telemetry store. */
   spansWriter: SpansWriter;
   logsWriter: LogsWriter;
+  /**
+   * Background jobs, durable in the control store: services `register` a kind's handler here and
+   * `enqueue` or `schedule` work; main.ts starts the poll loop, the app's close stops it (docs/jobs.md).
+   */
+  jobs: JobService;
 }
 
 export function buildContext(opts: {
@@ -140,5 +147,6 @@ export function buildContext(opts: {
     agentBudgets: new AgentBudgetService(opts.control, agentConnections, members, audit, clock),
     idempotency: new IdempotencyService(opts.control.idempotency, clock, keyHash),
     llmPricing,
+    jobs: new JobService(opts.control, jobClock(clock), ids, opts.config.jobs),
   };
 }

@@ -176,6 +176,26 @@ export interface LlmPricesTable {
   updated_by_api_key_id: string | null;
 }
 
+/** Background jobs (added by 0007_jobs); see server/src/jobs/types.ts for the meaning of each column. */
+export interface JobsTable {
+  id: string;
+  kind: string;
+  dedup_key: string | null;
+  payload: string; // JSON
+  status: string; // pending | running | done | failed
+  run_at: string;
+  attempts: number;
+  max_attempts: number;
+  every_seconds: number | null;
+  rerun_requested: number; // 0 | 1
+  locked_by: string | null;
+  locked_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
 export interface ControlDatabase {
   organizations: OrganizationsTable;
   projects: ProjectsTable;
@@ -193,4 +213,5 @@ export interface ControlDatabase {
   agent_usage: AgentUsageTable;
   idempotency_records: IdempotencyRecordsTable;
   llm_prices: LlmPricesTable;
+  jobs: JobsTable;
 }

@@ -3,6 +3,7 @@ import type { AgentApprovalStore, AgentBudgetStore } from '../../domains/agent-c
 import type { ApiKeyStore } from '../../domains/api-keys/store.js';
 import type { IdempotencyStore } from '../../domains/idempotency/store.js';
 import type { LlmPriceStore } from '../../domains/llm/store.js';
+import type { JobStore } from '../../jobs/store.js';
 import type { AuditStore } from '../../domains/audit/store.js';
 import type { OrganizationStore } from '../../domains/organizations/store.js';
 import type { InvitationStore, MembershipStore, UserStore } from '../../domains/people/store.js';
@@ -13,6 +14,7 @@ import { KyselyAgentApprovalStore } from './agent-approvals-store.js';
 import { KyselyAgentBudgetStore } from './agent-budgets-store.js';
 import { KyselyApiKeyStore } from './api-keys-store.js';
 import { KyselyIdempotencyStore } from './idempotency-store.js';
+import { KyselyJobStore } from './jobs-store.js';
 import { KyselyLlmPriceStore } from './llm-prices-store.js';
 import { KyselyAuditStore } from './audit-store.js';
 import { KyselyOAuthPayloadStore } from './oauth-payloads-store.js';
@@ -38,6 +40,8 @@ export interface ControlStores {
   agentBudgets: AgentBudgetStore;
   idempotency: IdempotencyStore;
   llmPrices: LlmPriceStore;
+  /** The background job queue (server/src/jobs/). */
+  jobs: JobStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -63,6 +67,7 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     agentBudgets: new KyselyAgentBudgetStore(db),
     idempotency: new KyselyIdempotencyStore(db),
     llmPrices: new KyselyLlmPriceStore(db),
+    jobs: new KyselyJobStore(db, dialect),
   };
 }
 
