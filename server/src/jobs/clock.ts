@@ -55,9 +55,14 @@ export class ManualClock implements JobClock {
     this.wake();
   }
 
-  /** How many are waiting on this clock (tests wait for the runner to be idle). */
+  /** How many are waiting on this clock. */
   get waiting(): number {
     return this.sleepers.length;
+  }
+
+  /** The time left of each wait, in ms (tests wait until the runner waits for a given period). */
+  pendingSleeps(): number[] {
+    return this.sleepers.map((s) => s.until - this.t);
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
