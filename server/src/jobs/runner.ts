@@ -132,6 +132,8 @@ export class JobRunner {
       } catch (err) {
         this.log.error({ err: errorText(err) }, 'jobs: could not write the recurring schedules; trying again at the next poll');
       }
+      // What was enqueued before this round is seen by its claims; a wake during the round makes another.
+      this.wakeRequested = false;
       while (!this.halt && this.running.size < this.settings.concurrency) {
         const job = await this.claimOne();
         if (!job) break;
