@@ -74,6 +74,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     for (const method of [r.method].flat()) if (method !== 'HEAD') declared.push({ method, url: r.url, config: { auth: r.config?.auth, scope: r.config?.scope, accepts: r.config?.accepts }, takesBody: r.schema?.body !== undefined });
   });
   registerErrorHandling(app);
+  // The job runner's loop is started by main.ts; closing the app stops it (running jobs end or give their lease back).
+  app.addHook('onClose', async () => ctx.jobs.stop());
   // Shared shapes, each a named component of the OpenAPI description (#/components/schemas/<$id>).
   for (const schema of [ErrorResponse, NextCursor, ...OTLP_SCHEMAS, ...OAUTH_SCHEMAS]) app.addSchema(schema);
   await app.register(swagger, openapiOptions(ctx.config));

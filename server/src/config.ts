@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { JOB_SETTING_VARS, type JobSettings } from './jobs/settings.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -29,6 +30,8 @@ export interface Config {
    * share it.
    */
   keyHashSecret?: Buffer;
+  /** The background job runner (SVC_JOBS_*; see docs/jobs.md). */
+  jobs: JobSettings;
 }
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -86,6 +89,21 @@ function keyHashSecret(env: NodeJS.ProcessEnv): Buffer | undefined {
   return bytes;
 }
 
+function jobSettings(env: NodeJS.ProcessEnv): JobSettings {
+  const n = (k: keyof typeof JOB_SETTING_VARS) => {
+    const [name, fallback, min, max] = JOB_SETTING_VARS[k];
+    return intVar(env, name, fallback, min, max);
+  };
+  return {
+    enabled: boolVar(env, 'SVC_JOBS_ENABLED', true),
+    pollIntervalMs: n('pollIntervalMs'),
+    leaseSeconds: n('leaseSeconds'),
+    maxAttempts: n('maxAttempts'),
+    concurrency: n('concurrency'),
+    shutdownGraceSeconds: n('shutdownGraceSeconds'),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = (env.SVC_LOG_LEVEL || 'info') as LogLevel;
   if (!LEVELS.includes(logLevel)) throw new Error(`SVC_LOG_LEVEL must be one of ${LEVELS.join(', ')}`);
@@ -108,5 +126,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     assetReviewWindowDays: intVar(env, 'SVC_ASSET_REVIEW_WINDOW_DAYS', 7, 1, 365),
     publicUrl: publicUrl(env, host, port),
     keyHashSecret: keyHashSecret(env),
+    jobs: jobSettings(env),
   };
 }

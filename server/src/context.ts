@@ -24,6 +24,8 @@ import { ProjectService } from './domains/projects/service.js';
 import { SessionService } from './domains/sessions/service.js';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './lib/clock.js';
 import { KeyedHash } from './lib/keyed-hash.js';
+import { jobClock } from './jobs/clock.js';
+import { JobService } from './jobs/service.js';
 import type { ControlStore } from './storage/control/stores.js';
 import { DuckDbMetricsQuery } from './storage/telemetry/duckdb/metrics-query.js';
 import { DuckDbAgentRunsQuery } from './storage/telemetry/duckdb/agent-runs-query.js';
@@ -81,6 +83,11 @@ export interface AppContext {
   /** Group-commit writers of ingested spans (with agent sightings) and log records (OTLP), each on its own connection; stop() them before closing the telemetry store. */
   spansWriter: SpansWriter;
   logsWriter: LogsWriter;
+  /**
+   * Background jobs, durable in the control store: services `register` a kind's handler here and
+   * `enqueue` or `schedule` work; main.ts starts the poll loop, the app's close stops it (docs/jobs.md).
+   */
+  jobs: JobService;
 }
 
 export function buildContext(opts: {
@@ -130,6 +137,9 @@ export function buildContext(opts: {
   };
   // A deleted project's live tails end with it.
   projects.onDelete(async (p) => logTail.endProject(p.id));
+  const quarantines = new QuarantineService(opts.control, targetResolver({ control: opts.control, agentRuns }, assetKeys.keysOf), clock, ids, assets, assetKeys);
+  const jobs = new JobService(opts.control, jobClock(clock), ids, opts.config.jobs);
+  registerGovernanceJobs(jobs, opts.control, assets, quarantines);
   return {
     config: opts.config,
     clock,
@@ -165,6 +175,25 @@ export function buildContext(opts: {
     llmPricing,
     // A containment resolves its target from the sightings, an asset through its observation keys; an
     // asset-targeted containment marks the asset while active.
-    quarantines: new QuarantineService(opts.control, targetResolver({ control: opts.control, agentRuns }, assetKeys.keysOf), clock, ids, assets, assetKeys),
+    quarantines,
+    jobs,
   };
+}
+
+/**
+ * The recurring governance jobs (docs/jobs.md, docs/governance.md): discovery of assets from every
+ * sighted key (ingest discovers right away; this catches what a restart or a failure missed), the
+ * review-window sweep, and the check that clears killed-credential signals of revoked keys. Each is
+ * idempotent, as the runner's at-least-once delivery needs.
+ */
+function registerGovernanceJobs(jobs: JobService, control: ControlStore, assets: AssetService, quarantines: QuarantineService): void {
+  jobs.register('assets.discover', async () => void (await assets.discoverAssets()), { everySeconds: 300 });
+  jobs.register('signals.review_window', async ({ now }) => void (await assets.sweepReviewWindow(now())), { everySeconds: 3600 });
+  jobs.register(
+    'signals.killed_credentials',
+    async () => {
+      for (const p of await control.assets.liveProjects()) await quarantines.clearKilledCredentials(p.orgId, p.id);
+    },
+    { everySeconds: 60 },
+  );
 }

@@ -37,7 +37,7 @@ async function main() {
     stopping = true;
     app.log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
     try {
-      await app.close(); // stops accepting, waits for in-flight requests, runs onClose hooks (flushes)
+      await app.close(); // stops accepting, waits for in-flight requests, runs onClose hooks (flushes, stops the job runner)
       await ctx.metricsWriter.stop(); // commits what is queued before the store closes
       await ctx.spansWriter.stop();
       await ctx.logsWriter.stop();
@@ -54,6 +54,8 @@ async function main() {
 
   const address = await app.listen({ port: config.port, host: config.host });
   app.log.info({ address, data_dir: config.dataDir, control: control.dialect }, 'listening');
+  // Background jobs (docs/jobs.md); app.close() in shutdown stops the loop before the stores close.
+  ctx.jobs.start(app.log.child({ component: 'jobs' }));
   if (init.created) {
     const port = (app.server.address() as AddressInfo).port;
     const apiUrl = process.env.SVC_PUBLIC_URL ? config.publicUrl : localUrl(config.host, port);

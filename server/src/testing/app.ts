@@ -6,6 +6,7 @@ import { loadConfig } from '../config.js';
 import { buildContext, type AppContext } from '../context.js';
 import { bootstrap } from '../domains/organizations/bootstrap.js';
 import type { Clock } from '../lib/clock.js';
+import { ManualClock } from '../jobs/clock.js';
 import { openControlStore } from '../storage/control/open.js';
 import type { ControlDb } from '../storage/control/open.js';
 import { controlStore } from '../storage/control/stores.js';
@@ -86,8 +87,7 @@ export async function projectWithKey(t: TestApp, scopes: string[], name = 'p'): 
   return { projectId, key: k.json().key, keyId: k.json().id };
 }
 
-/** A fixed, settable clock. */
-export function fixedClock(iso: string): Clock & { set(iso: string): void; advance(ms: number): void } {
-  let t = Date.parse(iso);
-  return { now: () => new Date(t), set: (s) => void (t = Date.parse(s)), advance: (ms) => void (t += ms) };
+/** A fixed, settable clock; the job runner waits on it too (ManualClock: sleepers wake when it is moved). */
+export function fixedClock(iso: string): ManualClock {
+  return new ManualClock(iso);
 }

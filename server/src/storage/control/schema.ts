@@ -259,6 +259,26 @@ export interface AuthorityEdgesTable {
   revoke_reason: string | null;
 }
 
+/** Background jobs (added by 0007_jobs); see server/src/jobs/types.ts for the meaning of each column. */
+export interface JobsTable {
+  id: string;
+  kind: string;
+  dedup_key: string | null;
+  payload: string; // JSON
+  status: string; // pending | running | done | failed
+  run_at: string;
+  attempts: number;
+  max_attempts: number;
+  every_seconds: number | null;
+  rerun_requested: number; // 0 | 1
+  locked_by: string | null;
+  locked_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
 export interface ControlDatabase {
   organizations: OrganizationsTable;
   projects: ProjectsTable;
@@ -285,6 +305,7 @@ export interface ControlDatabase {
   asset_versions: AssetVersionsTable;
   review_signals: ReviewSignalsTable;
   notification_outbox: NotificationOutboxTable;
+  jobs: JobsTable;
 }
 
 /** The agent inventory (added by 0008_assets). */

@@ -5,6 +5,7 @@ import type { IdempotencyStore } from '../../domains/idempotency/store.js';
 import type { LlmPriceStore } from '../../domains/llm/store.js';
 import type { AssetStore, OutboxStore, SignalStore } from '../../domains/assets/store.js';
 import { KyselyAssetStore, KyselyOutboxStore, KyselySignalStore } from './assets-store.js';
+import type { JobStore } from '../../jobs/store.js';
 import type { AuditStore } from '../../domains/audit/store.js';
 import type { OrganizationStore } from '../../domains/organizations/store.js';
 import type { InvitationStore, MembershipStore, UserStore } from '../../domains/people/store.js';
@@ -16,6 +17,7 @@ import { KyselyAgentApprovalStore } from './agent-approvals-store.js';
 import { KyselyAgentBudgetStore } from './agent-budgets-store.js';
 import { KyselyApiKeyStore } from './api-keys-store.js';
 import { KyselyIdempotencyStore } from './idempotency-store.js';
+import { KyselyJobStore } from './jobs-store.js';
 import { KyselyLlmPriceStore } from './llm-prices-store.js';
 import { KyselyAuditStore } from './audit-store.js';
 import { KyselyOAuthPayloadStore } from './oauth-payloads-store.js';
@@ -46,6 +48,8 @@ export interface ControlStores {
   assets: AssetStore;
   reviewSignals: SignalStore;
   outbox: OutboxStore;
+  /** The background job queue (server/src/jobs/). */
+  jobs: JobStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -75,6 +79,7 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     assets: new KyselyAssetStore(db),
     reviewSignals: new KyselySignalStore(db),
     outbox: new KyselyOutboxStore(db),
+    jobs: new KyselyJobStore(db, dialect),
   };
 }
 
