@@ -140,3 +140,20 @@ describe('svc signals list', () => {
     expect(table.stdout).toMatch(/s1\s+shadow_asset\s+high\s+open\s+k\s+a1/);
   });
 });
+
+describe('svc signals get|acknowledge|dismiss', () => {
+  it('reach their routes; dismiss sends the reason and needs one', async () => {
+    const s = { id: 's1', kind: 'REVIEW_SIGNAL_KIND_SHADOW_ASSET', status: 'REVIEW_SIGNAL_STATUS_OPEN', severity: 'REVIEW_SIGNAL_SEVERITY_HIGH', subject_ref: 'k', asset_id: 'a1' };
+    t.api.on('GET', '/review-signals/s1', { body: s });
+    t.api.on('POST', '/review-signals/s1/acknowledge', { body: { ...s, status: 'REVIEW_SIGNAL_STATUS_ACKNOWLEDGED' } });
+    t.api.on('POST', '/review-signals/s1/dismiss', { body: { ...s, status: 'REVIEW_SIGNAL_STATUS_DISMISSED' } });
+    expect((await svc(['signals', 'dismiss', 's1'])).code).toBe(2);
+    expect(t.api.requests).toEqual([]);
+    for (const args of [['signals', 'get', 's1'], ['signals', 'acknowledge', 's1'], ['signals', 'dismiss', 's1', '--reason', 'known agent']]) {
+      const r = await svc(args);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    expect(t.api.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/v1/review-signals/s1', 'POST /api/v1/review-signals/s1/acknowledge', 'POST /api/v1/review-signals/s1/dismiss']);
+    expect(t.api.requests[2].body).toEqual({ reason: 'known agent' });
+  });
+});

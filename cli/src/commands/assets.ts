@@ -1,5 +1,5 @@
 /**
- * `svc assets list|get|versions|declare|review|classify|own|attribution` and `svc signals list`: the
+ * `svc assets list|get|versions|declare|review|classify|own|attribution` and `svc signals list|get|acknowledge|dismiss`: the
  * agent inventory and its review signals (`/api/v1/assets`, `/review-signals`; reads need agents:read,
  * writes agents:write). Enumerated values are given short (`approved`, `high`) or in full
  * (`APPROVAL_STATE_APPROVED`).
@@ -283,4 +283,24 @@ export function registerAssets(program: Command, ctx: Context): void {
       ctx.print({ review_signals: items, next_cursor }, () => renderTable(SIGNAL_HEADERS, items.map(signalRow), { color: ctx.color }));
       if (next_cursor !== null && ctx.format === 'table') ctx.note(`more signals: pass --cursor ${next_cursor} (or --all)`);
     });
+
+  const showSignal = (s: ReviewSignal) =>
+    ctx.print(s, () => renderTable(['FIELD', 'VALUE'], Object.entries(s).map(([k, v]) => [k, v === null || typeof v !== 'object' ? (v as Cell) : JSON.stringify(v)]), { color: ctx.color }));
+  const signalPath = (id: string, suffix = '') => `/review-signals/${encodeURIComponent(id)}${suffix}`;
+  signals
+    .command('get')
+    .description('show one review signal')
+    .argument('<id>', 'signal id')
+    .action(async (id: string) => showSignal(await ctx.client().get<ReviewSignal>(signalPath(id))));
+  signals
+    .command('acknowledge')
+    .description('acknowledge an open signal (someone is on it); who acknowledged comes from the credential')
+    .argument('<id>', 'signal id')
+    .action(async (id: string) => showSignal(await ctx.client().post<ReviewSignal>(signalPath(id, '/acknowledge'))));
+  signals
+    .command('dismiss')
+    .description('dismiss a signal for good, with a reason')
+    .argument('<id>', 'signal id')
+    .requiredOption('--reason <text>', 'why (required)')
+    .action(async (id: string, opts: { reason: string }) => showSignal(await ctx.client().post<ReviewSignal>(signalPath(id, '/dismiss'), { body: { reason: opts.reason } })));
 }
