@@ -1,7 +1,8 @@
 /**
  * npm run bench: OTLP protobuf ingest throughput (metrics points/s, and spans/s in bench/spans.ts),
  * aggregate query latency, and the agent, trace and log reads over a day of agent runs (bench/agent-reads.ts),
- * printed as small tables. `--only=ingest|query|spans|agent` runs one section.
+ * and the cost of the containment check on the ingest path (bench/containment.ts), printed as small
+ * tables. `--only=ingest|query|spans|agent|containment` runs one section.
  * Runs the real app (file-backed SQLite + DuckDB in a temp dir) on a loopback port; the client is
  * in the same process, so the ingest figure includes the client's share of the 2 cores.
  */
@@ -18,6 +19,7 @@ import { openStores } from '../server/src/stores.js';
 import { ingestRun, otlpPoster, pct, perSecond, table } from './lib.js';
 import { benchAgentReads } from './agent-reads.js';
 import { benchSpans } from './spans.js';
+import { benchContainment } from './containment.js';
 
 const require = createRequire(import.meta.url);
 const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.js');
@@ -25,7 +27,7 @@ const ExportReq = root.opentelemetry.proto.collector.metrics.v1.ExportMetricsSer
 
 const SERIES = 1000;
 const quick = process.argv.includes('--quick');
-const SECTIONS = ['ingest', 'query', 'spans', 'agent'] as const;
+const SECTIONS = ['ingest', 'query', 'spans', 'agent', 'containment'] as const;
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
 if (only !== undefined && !(SECTIONS as readonly string[]).includes(only)) throw new Error(`--only must be one of ${SECTIONS.join(', ')}`);
 const wants = (section: (typeof SECTIONS)[number]) => only === undefined || only === section;
@@ -130,6 +132,8 @@ async function main() {
     const projectId = (await ctx.projects.create((await ctx.apiKeys.authenticate(key))!, { name: 'bench-agent' })).id;
     await benchAgentReads({ app, telemetry, address, key, projectId, quick });
   }
+
+  if (wants('containment')) await benchContainment({ ctx, address, projectId: init.projectId, otlpBody, quick });
 
   await app.close();
   await telemetry.close();
