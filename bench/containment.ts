@@ -3,11 +3,13 @@
  * authenticated request reads, with its key, whether an active containment holds the key's telemetry
  * writes (api-keys-store.ts `findByHash`). Measured in one run, alternating: with no containment stored,
  * with 1,000 active freezes on other keys, and with those 1,000 released; the per-request key check
- * (`authenticate`) in microseconds, and metric ingest (1,000 points/request) in points/s.
+ * (`authenticate`) in microseconds, metric ingest (1,000 points/request) in points/s and span ingest
+ * (1,000 spans/request) in spans/s.
  */
 import type { AppContext } from '../server/src/context.js';
 import { newKeySecret, keyPrefix } from '../server/src/domains/api-keys/secret.js';
 import { ingestRun, otlpPoster, perSecond, table } from './lib.js';
+import { spanBody } from './spans.js';
 
 const HOLDS = 1_000;
 
@@ -45,6 +47,7 @@ export async function benchContainment(o: {
   };
   const agent = await mint('bench agent');
   const post = otlpPoster(o.address, '/v1/metrics', projectId, agent.secret);
+  const postSpans = otlpPoster(o.address, '/v1/traces', projectId, agent.secret);
 
   const setHolds = async (releasedAt: string | null) => {
     for (const h of holds)
@@ -66,13 +69,19 @@ export async function benchContainment(o: {
     const { secs, p50 } = await ingestRun(post, bodies, inFlight, warmUp);
     return { rate: perSecond(1_000 * requests, secs), p50: p50.toFixed(1) };
   };
+  const ingestSpans = async () => {
+    const bodies = Array.from({ length: requests / 2 }, () => spanBody(1_000, seq++));
+    const { secs } = await ingestRun(postSpans, bodies, 4, [spanBody(1_000, seq++)]);
+    return perSecond(1_000 * (requests / 2), secs);
+  };
 
   const rows: (string | number)[][] = [];
   const measure = async (label: string) => {
     const micros = await checkMicros();
     const one = await ingest(1);
     const four = await ingest(4);
-    rows.push([label, micros.toFixed(1), one.rate, one.p50, four.rate, four.p50]);
+    const spans = await ingestSpans();
+    rows.push([label, micros.toFixed(1), one.rate, one.p50, four.rate, four.p50, spans]);
   };
   await measure('no containment stored');
   // Then 1,000 other keys, each frozen by its own active containment (written through the store, as approval writes them).
@@ -112,8 +121,8 @@ export async function benchContainment(o: {
     await measure('1,000 holds on other keys, released');
   }
   table(
-    `Containment check on the ingest path (${HOLDS.toLocaleString('en-US')} containments of other keys; metric ingest 1,000 points/request, ${requests} requests)`,
-    ['holds', 'key check µs', 'points/s, 1 in flight', 'p50 ms', 'points/s, 4 in flight', 'p50 ms'],
+    `Containment check on the ingest path (${HOLDS.toLocaleString('en-US')} containments of other keys; metric ingest 1,000 points/request, ${requests} requests; span ingest 1,000 spans/request, ${requests / 2} requests)`,
+    ['holds', 'key check µs', 'points/s, 1 in flight', 'p50 ms', 'points/s, 4 in flight', 'p50 ms', 'spans/s, 4 in flight'],
     rows,
   );
 }

@@ -105,7 +105,8 @@ function run(baseNs: bigint, agent: number): object[] {
   return spans;
 }
 
-function body(spans: number, seq: number): Uint8Array {
+/** An OTLP protobuf traces request of `spans` spans of agent runs (10 spans each). */
+export function spanBody(spans: number, seq: number): Uint8Array {
   const baseNs = BigInt(Date.now() - 3_600_000) * 1_000_000n + BigInt(seq) * 1_000_000_000n;
   const all: object[] = [];
   for (let a = 0; all.length < spans; a++) all.push(...run(baseNs, seq * 1000 + a));
@@ -141,8 +142,8 @@ export async function benchSpans(address: string, key: string, projectId: string
   ];
   for (const [batch, inFlight] of runs) {
     const requests = quick ? 16 : batch === 1_000 ? 240 : 64;
-    const bodies = Array.from({ length: requests }, (_, i) => body(batch, i));
-    const warmUp = Array.from({ length: 10 }, (_, i) => body(batch, 10_000 + i));
+    const bodies = Array.from({ length: requests }, (_, i) => spanBody(batch, i));
+    const warmUp = Array.from({ length: 10 }, (_, i) => spanBody(batch, 10_000 + i));
     const { secs, p50, p99 } = await ingestRun(post, bodies, inFlight, warmUp);
     const kb = Math.round(bodies.reduce((a, b) => a + b.length, 0) / bodies.length / 1024);
     rows.push([batch, `${kb} KiB`, inFlight, requests, perSecond(batch * requests, secs), p50.toFixed(1), p99.toFixed(1)]);
