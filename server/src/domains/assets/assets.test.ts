@@ -135,7 +135,12 @@ describe('assets: declare, get, list', () => {
       if (!res.next_cursor) break;
       cursor = res.next_cursor;
     }
-    expect(seen).toEqual(['a4', 'a3', 'a2', 'a1', 'a0']);
+    // Every asset once, in the order of one whole page: newest first by created_at, then id (assets created
+    // in the same millisecond are ordered by their random ids, not by creation).
+    const whole = (await p.call('GET', '/assets?limit=200')).json().assets as { name: string; created_at: string }[];
+    expect(seen).toEqual(whole.map((a) => a.name));
+    expect([...seen].sort()).toEqual(['a0', 'a1', 'a2', 'a3', 'a4']);
+    expect(whole.every((a, i) => i === 0 || whole[i - 1]!.created_at >= a.created_at)).toBe(true);
     // A cursor continues only the query it came from.
     const first = (await p.call('GET', '/assets?limit=2')).json();
     expect((await p.call('GET', `/assets?limit=2&shadow=true&cursor=${first.next_cursor}`)).statusCode).toBe(400);
