@@ -49,6 +49,7 @@ export async function benchContainment(o: {
   const post = otlpPoster(o.address, '/v1/metrics', projectId, agent.secret);
   const postSpans = otlpPoster(o.address, '/v1/traces', projectId, agent.secret);
 
+  const holds: { quarantineId: string; apiKeyId: string }[] = [];
   const setHolds = async (releasedAt: string | null) => {
     for (const h of holds)
       await ctx.control.quarantines.putOutcome({ ...h, effect: 'freeze', state: 'verified', detailCode: null, enforcedAt: now, releasedAt });
@@ -85,7 +86,6 @@ export async function benchContainment(o: {
   };
   await measure('no containment stored');
   // Then 1,000 other keys, each frozen by its own active containment (written through the store, as approval writes them).
-  const holds: { quarantineId: string; apiKeyId: string }[] = [];
   for (let i = 0; i < HOLDS; i++) {
     const other = await mint(`other ${i}`);
     const quarantineId = ctx.ids.uuid();

@@ -314,6 +314,8 @@ describe('withdraw: pending -> withdrawn', () => {
     const body = { api_key_id: w.agent.id, reason: 'x', request_id: `wd-${w.projectId}` };
     const q = (await w.request(w.a.key, body)).json();
     expect((await w.call(w.a.key, 'POST', `/quarantines/${q.id}/withdraw`, {})).statusCode).toBe(400);
+    // "withdraw_reason ... at most 1024 characters"
+    expect((await w.call(w.a.key, 'POST', `/quarantines/${q.id}/withdraw`, { reason: 'w'.repeat(1025) })).statusCode).toBe(400);
     expect((await w.call(w.a.key, 'POST', `/quarantines/${q.id}/withdraw`, { reason: 'gone' })).statusCode).toBe(200);
     const again = await w.request(w.a.key, body);
     expect(again.json()).toMatchObject({ id: q.id, status: 'withdrawn' });

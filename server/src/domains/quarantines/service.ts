@@ -23,6 +23,7 @@ import {
   CONTAINMENT_POLICY,
   DEFAULT_ACTION,
   effectOf,
+  type EnforcementState,
   MAX_REASON,
   type QuarantineAction,
   type QuarantineStatus,
@@ -235,7 +236,7 @@ export class QuarantineService {
       return true;
     });
     if (!won) throw wrongState((await this.get(p, id)), 'approve', 'pending');
-    await this.enforce(q.id, q.orgId, (await this.store.quarantines.outcomes([q.id])).filter((o) => o.state !== 'verified'));
+    await this.enforce(q.orgId, (await this.store.quarantines.outcomes([q.id])).filter((o) => o.state !== 'verified'));
     if (q.targetKind === 'asset_id') await this.assets?.markQuarantine(q.target, q.id, identityOf(by));
     return this.get(p, id);
   }
@@ -245,39 +246,34 @@ export class QuarantineService {
    * (reenforce retries it) and never undoes the others. A freeze is verified by reading the key as the
    * authentication path reads it; a revocation by reading its status.
    */
-  private async enforce(quarantineId: string, orgId: string, outcomes: CredentialOutcome[]): Promise<number> {
-    let retried = 0;
+  private async enforce(orgId: string, outcomes: CredentialOutcome[]): Promise<number> {
     for (const o of outcomes) {
-      retried++;
-      let state: CredentialOutcome['state'] = 'failed';
-      let detail = o.detailCode;
-      try {
-        const key = await this.store.apiKeys.findById(orgId, o.apiKeyId);
-        if (!key) {
-          detail = 'key_not_found';
-        } else if (o.effect === 'revoke') {
-          if (key.status === 'revoked') detail = detail ?? 'already_revoked';
-          else await this.store.apiKeys.update(key.id, { status: 'revoked', revokedAt: this.clock.now().toISOString() });
-          const after = await this.store.apiKeys.findById(orgId, o.apiKeyId);
-          state = after?.status === 'revoked' ? 'verified' : 'failed';
-        } else {
-          const after = await this.store.apiKeys.findByHash(key.keyHash);
-          state = after?.writeHeld === true ? 'verified' : 'failed';
-        }
-        if (state === 'failed' && detail === o.detailCode) detail = o.effect === 'revoke' ? 'revoke_not_verified' : 'hold_not_verified';
-      } catch {
-        detail = 'store_error';
-      }
-      await this.store.quarantines.putOutcome({ ...o, state, detailCode: state === 'verified' && detail?.endsWith('_not_verified') ? null : detail });
+      const { state, detail } = await this.enforceOne(orgId, o).catch(() => ({ state: 'failed' as const, detail: 'store_error' }));
+      // Without a detail of its own, the outcome keeps the one it had (another containment holding the key).
+      await this.store.quarantines.putOutcome({ ...o, state, detailCode: detail ?? o.detailCode });
     }
-    return retried;
+    return outcomes.length;
+  }
+
+  private async enforceOne(orgId: string, o: CredentialOutcome): Promise<{ state: EnforcementState; detail: string | null }> {
+    const key = await this.store.apiKeys.findById(orgId, o.apiKeyId);
+    if (!key) return { state: 'failed', detail: 'key_not_found' };
+    if (o.effect === 'revoke') {
+      const already = key.status === 'revoked';
+      if (!already) await this.store.apiKeys.update(key.id, { status: 'revoked', revokedAt: this.clock.now().toISOString() });
+      const after = await this.store.apiKeys.findById(orgId, o.apiKeyId);
+      if (after?.status !== 'revoked') return { state: 'failed', detail: 'revoke_not_verified' };
+      return { state: 'verified', detail: already ? 'already_revoked' : null };
+    }
+    const after = await this.store.apiKeys.findByHash(key.keyHash);
+    return after?.writeHeld === true ? { state: 'verified', detail: null } : { state: 'failed', detail: 'hold_not_verified' };
   }
 
   async reenforce(p: Principal, id: string): Promise<{ record: QuarantineRecord; retried: number }> {
     const q = await this.get(p, id);
     if (q.status !== 'active') throw wrongState(q, 'reenforce', 'active');
     const failed = (await this.store.quarantines.outcomes([q.id])).filter((o) => o.state === 'failed');
-    const retried = await this.enforce(q.id, q.orgId, failed.map((o) => ({ ...o, detailCode: o.detailCode === 'held_by_another_quarantine' ? o.detailCode : null })));
+    const retried = await this.enforce(q.orgId, failed.map((o) => ({ ...o, detailCode: o.detailCode === 'held_by_another_quarantine' ? o.detailCode : null })));
     return { record: await this.get(p, id), retried };
   }
 

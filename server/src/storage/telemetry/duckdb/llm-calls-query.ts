@@ -6,7 +6,7 @@
  * ingested copy of a span stored twice). Every user value is a bound parameter.
  */
 import type { LlmCallFilter, LlmCallPosition, LlmCallRow, LlmCallsStore, LlmUsageRow } from '../../../domains/llm/calls-store.js';
-import { Params, num, numOrNull, query, spansOnce, strOrNull } from './agent-runs-sql.js';
+import { Params, num, query, spansOnce, strOrNull } from './agent-runs-sql.js';
 import { totalsAmong, usageOf, usageStep } from './model-calls-sql.js';
 import type { TelemetryDb } from './open.js';
 
