@@ -37,6 +37,7 @@ import { llmRoutes } from './domains/llm/routes.js';
 import { quarantineRoutes } from './domains/quarantines/routes.js';
 import { fleetRoutes } from './domains/fleet/routes.js';
 import { assetRoutes } from './domains/assets/routes.js';
+import { signalRoutes } from './domains/assets/signals-routes.js';
 
 export { API_PREFIX };
 
@@ -119,6 +120,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       quarantineRoutes(api, ctx);
       fleetRoutes(api, ctx);
       assetRoutes(api, ctx);
+      signalRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

@@ -16,6 +16,7 @@ import { DuckDbLogsQuery } from './storage/telemetry/duckdb/logs-query.js';
 import { DuckDbTracesQuery } from './storage/telemetry/duckdb/traces-query.js';
 import { AgentRunsService } from './domains/agent-runs/service.js';
 import { AssetService } from './domains/assets/service.js';
+import { SignalService } from './domains/assets/signals.js';
 import { ConsentService } from './domains/oauth/consent-service.js';
 import { OAuthServer } from './domains/oauth/server.js';
 import { InvitationService } from './domains/people/invitations-service.js';
@@ -60,6 +61,7 @@ export interface AppContext {
   agentRuns: AgentRunsService;
   /** The agent inventory, attribution reads, review signals and their outbox (issue 10); `discoverAssets` and `sweepReviewWindow` are the periodic jobs. */
   assets: AssetService;
+  signals: SignalService;
   members: MemberService;
   invitations: InvitationService;
   sessions: SessionService;
@@ -126,7 +128,8 @@ export function buildContext(opts: {
   const agentRunsQuery = new DuckDbAgentRunsQuery(opts.telemetry);
   const logTail = new LogTailService(logsQuery, new CredentialRechecker(apiKeys, sessions, members, opts.control, clock, agentConnections));
   const agentRuns = new AgentRunsService(agentRunsQuery, llmPricing, clock);
-  const assets = new AssetService(opts.control, projects, agentRunsQuery, clock, ids, opts.config.assetReviewWindowDays);
+  const signals = new SignalService(opts.control, clock, ids, opts.config.assetReviewWindowDays);
+  const assets = new AssetService(opts.control, projects, agentRunsQuery, clock, ids, signals);
   // An asset target resolves to the asset's observation keys (an asset of another project is no target).
   const assetKeys = {
     async keysOf(orgId: string, projectId: string, assetId: string) {
@@ -137,9 +140,9 @@ export function buildContext(opts: {
   };
   // A deleted project's live tails end with it.
   projects.onDelete(async (p) => logTail.endProject(p.id));
-  const quarantines = new QuarantineService(opts.control, targetResolver({ control: opts.control, agentRuns }, assetKeys.keysOf), clock, ids, assets, assetKeys);
+  const quarantines = new QuarantineService(opts.control, targetResolver({ control: opts.control, agentRuns }, assetKeys.keysOf), clock, ids, assets, signals, assetKeys);
   const jobs = new JobService(opts.control, jobClock(clock), ids, opts.config.jobs);
-  registerGovernanceJobs(jobs, opts.control, assets, quarantines);
+  registerGovernanceJobs(jobs, opts.control, assets, signals, quarantines);
   return {
     config: opts.config,
     clock,
@@ -158,6 +161,7 @@ export function buildContext(opts: {
     agentRuns,
     // Discovery and attribution read the sightings the agent reads read.
     assets,
+    signals,
     fleet: new FleetService(opts.control, agentRunsQuery, clock),
     // Model calls, in runs or not, priced as run steps.
     llmCalls: new LlmCallsService(new DuckDbLlmCallsQuery(opts.telemetry), llmPricing, clock),
@@ -186,9 +190,9 @@ export function buildContext(opts: {
  * review-window sweep, and the check that clears killed-credential signals of revoked keys. Each is
  * idempotent, as the runner's at-least-once delivery needs.
  */
-function registerGovernanceJobs(jobs: JobService, control: ControlStore, assets: AssetService, quarantines: QuarantineService): void {
+function registerGovernanceJobs(jobs: JobService, control: ControlStore, assets: AssetService, signals: SignalService, quarantines: QuarantineService): void {
   jobs.register('assets.discover', async () => void (await assets.discoverAssets()), { everySeconds: 300 });
-  jobs.register('signals.review_window', async ({ now }) => void (await assets.sweepReviewWindow(now())), { everySeconds: 3600 });
+  jobs.register('signals.review_window', async ({ now }) => void (await signals.sweepReviewWindow(now())), { everySeconds: 3600 });
   jobs.register(
     'signals.killed_credentials',
     async () => {

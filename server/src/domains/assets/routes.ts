@@ -1,6 +1,6 @@
 /**
- * The agent inventory (`/assets`), attribution reads, review signals (`/review-signals`) and the
- * notification outbox read. Asset routes take scope by project (query `project_id`, or in a write's body
+ * The agent inventory (`/assets`) and attribution reads; review signals and the outbox are in
+ * signals-routes.ts. Asset routes take scope by project (query `project_id`, or in a write's body
  * `scope.project_id` / `project_id`); an `environment` parameter is refused everywhere. Writes need
  * `agents:write`, reads `agents:read`; the request-level audit hook records every write.
  */
@@ -67,7 +67,7 @@ const ACTOR_FIELDS = [
 const ENVIRONMENT_REFUSED = 'asset routes take scope by project, not environment: remove the environment parameter';
 
 /** Refuses `environment` (query, body, body scope) and actor fields before validation, with a message saying why. */
-async function refuseEnvironmentAndActors(req: FastifyRequest) {
+export async function refuseEnvironmentAndActors(req: FastifyRequest) {
   const query = (req.query ?? {}) as Record<string, unknown>;
   if (Object.hasOwn(query, 'environment')) throw invalidRequest(ENVIRONMENT_REFUSED);
   const body = req.body;
@@ -298,115 +298,5 @@ export function assetRoutes(base: FastifyInstance, ctx: AppContext) {
       },
     },
     async (req) => assetView(await svc.setOwnership(req.principal, req.params.assetId, selectorOf(req), req.body)),
-  );
-
-  // ---- review signals
-
-  app.get(
-    '/review-signals',
-    {
-      config: read,
-      schema: {
-        operationId: 'listReviewSignals',
-        tags,
-        summary: 'list review signals, newest first by last_seen_at',
-        description:
-          '`status`, `kind`, `severity`: repeated or comma-separated, OR within, AND across; an unrecognized value is 400 (every kind of the enumeration is accepted, ' +
-          'also kinds not raised yet). Default 100, at most 200 a page.',
-        querystring: ListSignalsQuery,
-        response: { 200: ListSignalsResponse, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (req) => {
-      const q = req.query;
-      const { id: projectId } = await resolveProject(req.principal, ctx.projects, q.project_id);
-      const filter = {
-        projectId,
-        statuses: closedFilter('status', q.status, SIGNAL_STATUSES),
-        kinds: closedFilter('kind', q.kind, SIGNAL_KINDS),
-        severities: closedFilter('severity', q.severity, SIGNAL_SEVERITIES),
-        assetId: q.asset_id,
-      };
-      const limit = readLimit(q.limit, SIGNAL_PAGE);
-      const fp = fingerprint(['signals', filter]);
-      const pos = readCursor(q.cursor, fp);
-      const rows = await svc.listSignals(filter, { limit, after: pos && { lastSeenAt: String(pos.k), id: pos.id } });
-      const { items, next_cursor } = pageOf(rows, limit, (s) => makeCursor(fp, s.lastSeenAt, s.id));
-      return { review_signals: items.map(signalView), next_cursor };
-    },
-  );
-
-  app.get(
-    '/review-signals/:signalId',
-    {
-      config: read,
-      schema: {
-        operationId: 'getReviewSignal',
-        tags,
-        summary: 'get one review signal',
-        params: SignalPathParams,
-        response: { 200: ReviewSignal, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (req) => signalView(await svc.getSignal(req.principal, req.params.signalId)),
-  );
-
-  app.post(
-    '/review-signals/:signalId/acknowledge',
-    {
-      config: write,
-      ...hooks,
-      schema: {
-        operationId: 'acknowledgeReviewSignal',
-        tags,
-        summary: 'acknowledge an open review signal (someone is on it)',
-        description: 'OPEN -> ACKNOWLEDGED; who and when come from the credential. Repeating it answers the signal unchanged. It still refreshes and still auto-clears.',
-        params: SignalPathParams,
-        response: { 200: ReviewSignal, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (req) => signalView(await svc.acknowledge(req.principal, req.params.signalId)),
-  );
-
-  app.post(
-    '/review-signals/:signalId/dismiss',
-    {
-      config: write,
-      ...hooks,
-      schema: {
-        operationId: 'dismissReviewSignal',
-        tags,
-        summary: 'dismiss a review signal with a reason',
-        description: 'OPEN or ACKNOWLEDGED -> DISMISSED, closed for good (a later sighting does not reopen it); notified like a resolution. Who and when come from the credential.',
-        params: SignalPathParams,
-        body: DismissBody,
-        response: { 200: ReviewSignal, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (req) => signalView(await svc.dismiss(req.principal, req.params.signalId, req.body.reason)),
-  );
-
-  app.get(
-    '/notification-outbox',
-    {
-      config: read,
-      schema: {
-        operationId: 'listNotificationOutbox',
-        tags,
-        summary: 'the notifications written for review signals (opened, resolved, dismissed), oldest first',
-        description: 'Written in the transaction of each change; delivery to channels is not built yet, so every entry stays readable here.',
-        querystring: ListOutboxQuery,
-        response: { 200: ListOutboxResponse, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (req) => {
-      const { id: projectId } = await resolveProject(req.principal, ctx.projects, req.query.project_id);
-      const limit = readLimit(req.query.limit, SIGNAL_PAGE);
-      const fp = fingerprint(['outbox', projectId]);
-      const pos = readCursor(req.query.cursor, fp);
-      const rows = await svc.outbox(projectId, { limit, after: pos && { seq: cursorNumber(pos.k), id: pos.id } });
-      const { items, next_cursor } = pageOf(rows, limit, (o) => makeCursor(fp, o.seq, o.id));
-      return { notifications: items.map(outboxView), next_cursor };
-    },
   );
 }

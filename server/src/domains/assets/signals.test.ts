@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DuckDbAgentRunsQuery } from '../../storage/telemetry/duckdb/agent-runs-query.js';
 import { insertSightings, us } from '../../storage/telemetry/duckdb/agent-fixtures.js';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../testing/app.js';
-import { DEFAULT_REVIEW_WINDOW_DAYS, SEVERITY_OF } from './service.js';
+import { DEFAULT_REVIEW_WINDOW_DAYS, SEVERITY_OF } from './signals.js';
 import { SIGNAL_KINDS } from './store.js';
 
 const clock = fixedClock('2026-03-10T00:00:00.000Z');
@@ -150,16 +150,16 @@ describe('discovery and SHADOW_ASSET', () => {
 describe('review window: UNREVIEWED_ASSET and UNOWNED_ASSET', () => {
   it(`default review window is ${DEFAULT_REVIEW_WINDOW_DAYS} days`, () => {
     expect(DEFAULT_REVIEW_WINDOW_DAYS).toBe(7);
-    expect(t.ctx.assets.reviewWindowDays).toBe(7);
+    expect(t.ctx.signals.reviewWindowDays).toBe(7);
   });
 
   it('"asset in inventory past the review window with no approval decision" raises UNREVIEWED; "neither owner team nor owner principal" raises UNOWNED; not before the window', async () => {
     clock.set('2026-04-01T00:00:00.000Z');
     const p = await project();
     const a = (await p.call('POST', '/assets', { name: 'x' })).json();
-    await t.ctx.assets.sweepReviewWindow(new Date(clock.now().getTime() + 6 * DAY));
+    await t.ctx.signals.sweepReviewWindow(new Date(clock.now().getTime() + 6 * DAY));
     expect(await p.signals()).toEqual([]);
-    const r = await t.ctx.assets.sweepReviewWindow(new Date(clock.now().getTime() + 7 * DAY));
+    const r = await t.ctx.signals.sweepReviewWindow(new Date(clock.now().getTime() + 7 * DAY));
     expect(r.opened).toBeGreaterThanOrEqual(2);
     const s = await p.signals();
     expect(s.map((x) => `${x.kind}:${x.severity}:${x.subject_ref}`).sort()).toEqual([
@@ -167,7 +167,7 @@ describe('review window: UNREVIEWED_ASSET and UNOWNED_ASSET', () => {
       `REVIEW_SIGNAL_KIND_UNREVIEWED_ASSET:REVIEW_SIGNAL_SEVERITY_MEDIUM:${a.id}`,
     ]);
     // A repeat sweep refreshes last_seen_at and does not re-notify.
-    await t.ctx.assets.sweepReviewWindow(new Date(clock.now().getTime() + 8 * DAY));
+    await t.ctx.signals.sweepReviewWindow(new Date(clock.now().getTime() + 8 * DAY));
     const again = await p.signals();
     expect(again.map((x) => x.id).sort()).toEqual(s.map((x) => x.id).sort());
     expect(again.every((x) => x.last_seen_at === new Date(clock.now().getTime() + 8 * DAY).toISOString())).toBe(true);
@@ -178,7 +178,7 @@ describe('review window: UNREVIEWED_ASSET and UNOWNED_ASSET', () => {
     clock.set('2026-05-01T00:00:00.000Z');
     const p = await project();
     const a = (await p.call('POST', '/assets', { name: 'x' })).json();
-    await t.ctx.assets.sweepReviewWindow(new Date(clock.now().getTime() + 8 * DAY));
+    await t.ctx.signals.sweepReviewWindow(new Date(clock.now().getTime() + 8 * DAY));
     await p.call('POST', `/assets/${a.id}/reviews`, REVIEW);
     expect((await p.signals('kind=REVIEW_SIGNAL_KIND_UNREVIEWED_ASSET'))[0]).toMatchObject({ status: 'REVIEW_SIGNAL_STATUS_RESOLVED', resolution_code: 'reviewed' });
     expect((await p.signals('kind=REVIEW_SIGNAL_KIND_UNOWNED_ASSET'))[0].status).toBe('REVIEW_SIGNAL_STATUS_OPEN');
@@ -191,7 +191,7 @@ describe('review window: UNREVIEWED_ASSET and UNOWNED_ASSET', () => {
       'resolved:REVIEW_SIGNAL_KIND_UNREVIEWED_ASSET',
     ]);
     // Past the window again, the reviewed and owned asset raises nothing new.
-    await t.ctx.assets.sweepReviewWindow(new Date(clock.now().getTime() + 30 * DAY));
+    await t.ctx.signals.sweepReviewWindow(new Date(clock.now().getTime() + 30 * DAY));
     expect(await p.signals('status=REVIEW_SIGNAL_STATUS_OPEN')).toEqual([]);
   });
 
@@ -199,10 +199,10 @@ describe('review window: UNREVIEWED_ASSET and UNOWNED_ASSET', () => {
     clock.set('2026-06-01T00:00:00.000Z');
     const p = await project();
     const a = (await p.call('POST', '/assets', { name: 'x' })).json();
-    await t.ctx.assets.sweepReviewWindow(new Date(clock.now().getTime() + 8 * DAY));
+    await t.ctx.signals.sweepReviewWindow(new Date(clock.now().getTime() + 8 * DAY));
     await p.call('PUT', `/assets/${a.id}/ownership`, { owner_team: 't' });
     await p.call('PUT', `/assets/${a.id}/ownership`, { owner_team: null });
-    await t.ctx.assets.sweepReviewWindow(new Date(clock.now().getTime() + 9 * DAY));
+    await t.ctx.signals.sweepReviewWindow(new Date(clock.now().getTime() + 9 * DAY));
     const unowned = await p.signals('kind=REVIEW_SIGNAL_KIND_UNOWNED_ASSET');
     expect(unowned.map((s) => s.status).sort()).toEqual(['REVIEW_SIGNAL_STATUS_OPEN', 'REVIEW_SIGNAL_STATUS_RESOLVED']);
   });
@@ -214,7 +214,7 @@ describe('GET /review-signals', () => {
     const p = await project();
     const a = (await p.call('POST', '/assets', { name: 'x' })).json();
     const b = (await p.call('POST', '/assets', { name: 'y' })).json();
-    await t.ctx.assets.sweepReviewWindow(new Date(clock.now().getTime() + 8 * DAY));
+    await t.ctx.signals.sweepReviewWindow(new Date(clock.now().getTime() + 8 * DAY));
     const kinds = async (q: string) => (await p.signals(q)).map((s) => `${s.kind.replace('REVIEW_SIGNAL_KIND_', '')}:${s.asset_id === a.id ? 'a' : 'b'}`).sort();
     expect(await kinds(`asset_id=${a.id}`)).toEqual(['UNOWNED_ASSET:a', 'UNREVIEWED_ASSET:a']);
     expect(await kinds('kind=REVIEW_SIGNAL_KIND_UNOWNED_ASSET')).toEqual(['UNOWNED_ASSET:a', 'UNOWNED_ASSET:b']);

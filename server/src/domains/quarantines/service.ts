@@ -77,6 +77,10 @@ const wrongState = (q: QuarantineRecord, move: string, from: QuarantineStatus) =
 /** The inventory's hooks: an asset-targeted containment marks the asset while it is active; killed-credential signals. */
 export interface AssetMarks {
   markQuarantine(assetId: string, quarantineId: string | null, actor: string): Promise<unknown>;
+}
+
+/** The review-signal part containment raises and clears KILLED_ASSET_CREDENTIAL through (assets/signals.ts). */
+export interface KilledCredentialSignals {
   raiseKilledCredential(i: { orgId: string; projectId: string; quarantineId: string; apiKeyId: string; assetId: string | null }): Promise<void>;
   clearKilledCredentials(
     projectId: string,
@@ -98,6 +102,7 @@ export class QuarantineService {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly assets?: AssetMarks,
+    private readonly signals?: KilledCredentialSignals,
     private readonly assetKeys?: AssetKeys,
   ) {}
 
@@ -107,7 +112,7 @@ export class QuarantineService {
    * KILLED_ASSET_CREDENTIAL. Most projects have no active kill: one indexed read answers.
    */
   async noteSightings(orgId: string, projectId: string, apiKeyId: string, keys: string[]): Promise<void> {
-    if (!this.assets || keys.length === 0) return;
+    if (!this.signals || keys.length === 0) return;
     const kills = await this.store.quarantines.activeKills(projectId);
     if (kills.length === 0) return;
     const owners = this.assetKeys ? await this.assetKeys.assetsOfKeys(projectId, keys) : new Map<string, string>();
@@ -121,15 +126,15 @@ export class QuarantineService {
         assetId = k.target;
       } else continue; // a kill of one key names no agent
       const reached = (await this.store.quarantines.outcomes([k.id])).some((o) => o.apiKeyId === apiKeyId);
-      if (!reached) await this.assets.raiseKilledCredential({ orgId, projectId, quarantineId: k.id, apiKeyId, assetId });
+      if (!reached) await this.signals.raiseKilledCredential({ orgId, projectId, quarantineId: k.id, apiKeyId, assetId });
     }
   }
 
   /** Clears the killed-credential signals of a project whose kill was lifted or whose key was revoked. */
   async clearKilledCredentials(orgId: string, projectId: string): Promise<number> {
-    if (!this.assets) return 0;
+    if (!this.signals) return 0;
     const active = new Set((await this.store.quarantines.activeKills(projectId)).map((q) => q.id));
-    return this.assets.clearKilledCredentials(projectId, async (s) => {
+    return this.signals.clearKilledCredentials(projectId, async (s) => {
       if (!active.has(s.quarantineId)) return 'containment_lifted';
       const key = await this.store.apiKeys.findById(orgId, s.apiKeyId);
       return !key || key.status === 'revoked' ? 'key_revoked' : 'held';

@@ -1,5 +1,6 @@
 /** The asset, review-signal and outbox stores' contract, on both engines: embedded SQLite and the PostgreSQL server. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SignalService } from '../../domains/assets/signals.js';
 import { AssetService, newAsset, type SightingsReader } from '../../domains/assets/service.js';
 import type { AssetRecord, SignalRecord } from '../../domains/assets/store.js';
 import type { ProjectService } from '../../domains/projects/service.js';
@@ -119,7 +120,10 @@ describe.each(['sqlite', 'postgres'] as const)('asset stores on %s', (dialect) =
       identityKeys: async (projectId, { after }) => (projectId === 'proj-d' ? keys.filter((k) => after === undefined || k > after) : []),
       sightings: async (_p, ks) => ks.map((k) => ({ observationKey: k, source: 'bearer_token', apiKeyId: '', firstSeenUs: 1, lastSeenUs: 2, sightingCount: 1 })),
     };
-    const nodes = Array.from({ length: 4 }, () => new AssetService(store, {} as ProjectService, sightings, fixedClock('2026-01-02T00:00:00.000Z'), randomIds));
+    const nodes = Array.from({ length: 4 }, () => {
+      const clock = fixedClock('2026-01-02T00:00:00.000Z');
+      return new AssetService(store, {} as ProjectService, sightings, clock, randomIds, new SignalService(store, clock, randomIds));
+    });
     const created = await Promise.all(nodes.map((n) => n.discoverAssets('proj-d')));
     expect(created.flat()).toHaveLength(3);
     const assets = await store.assets.list({ projectId: 'proj-d' }, { limit: 10 });
