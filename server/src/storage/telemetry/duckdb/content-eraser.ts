@@ -1,0 +1,181 @@
+/**
+ * Erasing recorded content from the telemetry store (docs/content-policy.md "Erasure"): every attribute
+ * whose key carries a content class being erased (content-keys.ts, the one table) is removed from the
+ * span, span-event and log rows in scope; everything else of the row (times, ids, the derived agent
+ * columns, tokens, costs) stays. A scope is a project, the classes, and either a cut-off time (retention:
+ * rows that started before it) or one subject (a session, a trace, or an end user named by `enduser.id`
+ * or `user.id`), or both.
+ *
+ * Rows are picked in SQL by a cheap substring test on the attribute JSON, then rewritten here (the key
+ * table has prefixes and case-insensitive matches SQL cannot say exactly). Span rows are rewritten under
+ * the trace-delete gate, so no span ingest transaction is open meanwhile.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { CONTENT_KEYS, contentClassOf, type ContentClass } from '../../../domains/content/content-keys.js';
+import type { TelemetryDb } from './open.js';
+import { traceDeleteGate } from './spans-writer.js';
+import { exec, rows, type Params } from './statements.js';
+
+export type ErasureSubjectKind = 'session_key' | 'trace_id' | 'enduser_id';
+
+export interface EraseScope {
+  projectId: string;
+  classes: readonly ContentClass[];
+  /** Only rows that started (spans), happened (events) or were stamped (logs) before this instant. */
+  beforeUs?: number;
+  subject?: { kind: ErasureSubjectKind; id: string };
+}
+
+export interface EraseCounts {
+  /** Rows rewritten. */
+  spans: number;
+  spanEvents: number;
+  logs: number;
+  /** Attributes removed in all. */
+  attributes: number;
+}
+
+const PAGE = 500;
+
+export class ContentEraser {
+  constructor(private readonly db: TelemetryDb) {}
+
+  async erase(scope: EraseScope): Promise<EraseCounts> {
+    const counts: EraseCounts = { spans: 0, spanEvents: 0, logs: 0, attributes: 0 };
+    if (scope.classes.length === 0) return counts;
+    const classes = new Set(scope.classes);
+    const needles = CONTENT_KEYS.filter((r) => classes.has(r.contentClass)).map((r) => r.key);
+    const gate = traceDeleteGate(this.db);
+    for (const table of TABLES) {
+      const p: Params = { project: scope.projectId };
+      const where = [`${table.alias}.project_id = $project`, `(${needles.map((_, i) => `lower(${table.alias}.attributes) LIKE $n${i} ESCAPE '\\'`).join(' OR ')})`];
+      needles.forEach((n, i) => (p[`n${i}`] = `%${likeEscape(`"${n}`)}%`));
+      if (scope.beforeUs !== undefined) {
+        where.push(`${table.alias}.${table.time} < $before`);
+        p.before = BigInt(scope.beforeUs);
+      }
+      if (scope.subject) {
+        where.push(table.subject(scope.subject.kind));
+        p.subject = scope.subject.id;
+      }
+      const select = `SELECT ${table.key.map((k) => `${table.alias}.${k}`).join(', ')}, ${table.alias}.attributes FROM ${table.from} WHERE ${where.join(' AND ')}`;
+      const rewrite = async (c: DuckDBConnection) => {
+        let changed = 0;
+        let removed = 0;
+        // Every rewritten row stops matching (its content keys are gone), so the next page starts over.
+        for (let offset = 0; ; ) {
+          const found = await rows(c, `${select} ORDER BY ${table.key.map((k) => `${table.alias}.${k}`).join(', ')} LIMIT ${PAGE} OFFSET ${offset}`, p);
+          let kept = 0;
+          const changes: { key: unknown[]; json: string }[] = [];
+          for (const r of found) {
+            const next = withoutClasses(r[r.length - 1] as string, classes);
+            if (!next) {
+              kept++; // the substring matched a value, not a key: nothing to remove
+              continue;
+            }
+            changes.push({ key: r.slice(0, table.key.length), json: next.json });
+            removed += next.removed;
+          }
+          if (changes.length) {
+            // One statement a page: the new attributes joined by the row key.
+            const keyParams: Params = { project: scope.projectId };
+            const tuples = changes.map((ch, i) => {
+              ch.key.forEach((v, j) => (keyParams[`k${i}_${j}`] = typeof v === 'number' ? BigInt(v) : (v as string)));
+              keyParams[`a${i}`] = ch.json;
+              return `(${ch.key.map((_, j) => `$k${i}_${j}`).join(', ')}, $a${i})`;
+            });
+            const cols = table.key.map((_, j) => `c${j}`);
+            await exec(
+              c,
+              `UPDATE ${table.name} SET attributes = v.attrs FROM (VALUES ${tuples.join(', ')}) AS v(${cols.join(', ')}, attrs)
+               WHERE ${table.name}.project_id = $project AND ${table.key.map((k, j) => `${table.name}.${k} = v.c${j}`).join(' AND ')}`,
+              keyParams,
+            );
+            changed += changes.length;
+          }
+          if (found.length < PAGE) break;
+          offset += kept;
+        }
+        return { changed, removed };
+      };
+      const done = await this.db.read((c) => (table.name === 'logs' ? rewrite(c) : gate.run(() => rewrite(c))));
+      counts[table.count] += done.changed;
+      counts.attributes += done.removed;
+    }
+    return counts;
+  }
+}
+
+interface Table {
+  name: string;
+  alias: string;
+  from: string;
+  key: string[];
+  time: string;
+  count: 'spans' | 'spanEvents' | 'logs';
+  subject(kind: ErasureSubjectKind): string;
+}
+
+const ENDUSER = (alias: string) =>
+  `(json_extract_string(${alias}.attributes, '$."enduser.id"') = $subject OR json_extract_string(${alias}.attributes, '$."user.id"') = $subject)`;
+
+/** The spans of a subject, for the rows that hang off a span (events) or a trace (logs). */
+const SUBJECT_SPANS = (kind: ErasureSubjectKind) =>
+  kind === 'session_key' ? 's.session_key = $subject' : kind === 'trace_id' ? 's.trace_id = $subject' : ENDUSER('s');
+
+const TABLES: Table[] = [
+  {
+    name: 'spans',
+    alias: 's',
+    from: 'spans s',
+    key: ['trace_id', 'span_id'],
+    time: 'start_us',
+    count: 'spans',
+    subject: SUBJECT_SPANS,
+  },
+  {
+    name: 'span_events',
+    alias: 'e',
+    from: 'span_events e',
+    key: ['trace_id', 'span_id', 'event_index'],
+    time: 'ts_us',
+    count: 'spanEvents',
+    subject: (kind) =>
+      `EXISTS (SELECT 1 FROM spans s WHERE s.project_id = e.project_id AND s.trace_id = e.trace_id AND s.span_id = e.span_id AND ${SUBJECT_SPANS(kind)})`,
+  },
+  {
+    name: 'logs',
+    alias: 'l',
+    from: 'logs l',
+    key: ['log_id'],
+    time: 'ts_us',
+    count: 'logs',
+    subject: (kind) =>
+      kind === 'trace_id'
+        ? 'l.trace_id = $subject'
+        : kind === 'enduser_id'
+          ? ENDUSER('l')
+          : `l.trace_id IN (SELECT s.trace_id FROM spans s WHERE s.project_id = l.project_id AND s.session_key = $subject)`,
+  },
+];
+
+/** The attribute JSON without the keys of these classes, or undefined when it has none. */
+export function withoutClasses(json: string, classes: ReadonlySet<ContentClass>): { json: string; removed: number } | undefined {
+  let attrs: Record<string, unknown>;
+  try {
+    attrs = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  let removed = 0;
+  for (const k of Object.keys(attrs)) {
+    const c = contentClassOf(k);
+    if (c && classes.has(c)) {
+      delete attrs[k];
+      removed++;
+    }
+  }
+  return removed ? { json: JSON.stringify(attrs), removed } : undefined;
+}
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (m) => `\\${m}`);
