@@ -159,9 +159,9 @@ export function buildContext(opts: {
     audit,
     apiKeys,
     projects,
-    metrics: new MetricsService(new DuckDbMetricsQuery(opts.telemetry), clock),
-    traces: new TracesService(new DuckDbTracesQuery(opts.telemetry), clock),
-    logs: new LogsService(logsQuery, clock),
+    metrics: new MetricsService(new DuckDbMetricsQuery(opts.telemetry), clock, contentPolicy),
+    traces: new TracesService(new DuckDbTracesQuery(opts.telemetry), clock, contentPolicy),
+    logs: new LogsService(logsQuery, clock, contentPolicy),
     logTail,
     // Run costs read the project's price table when the run is read.
     agentRuns,

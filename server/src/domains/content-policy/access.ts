@@ -8,9 +8,13 @@
  *   (`[content withheld by policy: 123 bytes]`, model.ts), never the bytes.
  * - `deny`: the key is left out (on reads it is named in `withheld_attribute_keys`).
  */
+import { permissionDenied } from '../../http/errors.js';
+import type { Principal } from '../../http/principal.js';
 import { contentClassOf } from '../content/content-keys.js';
 import type { KeyValue } from '../../ingest/otlp/decode.js';
 import { metadataMarker, type Boundary, type ContentClass, type Decider, type Decision, type Grid } from './model.js';
+
+export { metadataMarker };
 
 /** Why content is not given: a decider of the policy, or the credential's missing scope (never audited as a policy refusal). */
 export type Withholder = Decider | 'credential_scope';
@@ -25,6 +29,9 @@ export interface ContentAccess {
   /** Counts one refused value of `cls` in the refusal audit (a credential-scope refusal is not a policy refusal and is not counted). */
   refused(cls: ContentClass, decision: Exclude<Decision, 'allow'>): void;
 }
+
+/** The scope a reader needs for any recorded content (and then the project's read cell). */
+export const CONTENT_READ_SCOPE = 'agents:content:read';
 
 export type RefusalSink = (boundary: Boundary, decider: Decider, cls: ContentClass, decision: Exclude<Decision, 'allow'>, n: number) => void;
 
@@ -89,4 +96,25 @@ export function applyToKeyValues(kvs: KeyValue[], access: ContentAccess, text: (
     else if (d === 'allow_metadata') out.push({ key: kvs[i].key, value: { stringValue: metadataMarker(text(kvs[i])) } } as KeyValue);
   }
   return out ?? kvs;
+}
+
+/**
+ * A filter or group on a recorded-content key is refused (403, before querying) unless the reader is
+ * served that class in full: a filter or group would reveal the values `allow_metadata` withholds.
+ */
+export function refuseContentDimensions(access: ContentAccess, keys: string[], what: 'attribute' | 'label'): void {
+  for (const k of keys) {
+    const cls = contentClassOf(k);
+    if (cls === undefined || access.of(cls) === 'allow') continue;
+    throw permissionDenied(
+      access.decidedBy === 'credential_scope'
+        ? `${what} "${k}" holds recorded content; filtering or grouping on it needs ${CONTENT_READ_SCOPE}`
+        : `${what} "${k}" holds recorded content (${cls}); the project's content policy does not allow reading ${cls}, so it cannot be filtered or grouped on`,
+    );
+  }
+}
+
+/** What a reader may ask for (the reads take it once per request). */
+export interface ContentReadPolicy {
+  readAccess(caller: Principal, projectId: string): Promise<ContentAccess>;
 }

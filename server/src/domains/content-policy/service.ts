@@ -16,11 +16,10 @@ import { conflict, invalidRequest } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
 import type { Clock } from '../../lib/clock.js';
 import type { ProjectService } from '../projects/service.js';
-import { gridAccess, type ContentAccess } from './access.js';
+import { CONTENT_READ_SCOPE, gridAccess, type ContentAccess, type ContentReadPolicy } from './access.js';
 import { checkRetentionDays, CONTENT_CLASSES, gridOf, MAX_POLICY_TTL_SECONDS, type Boundary, type ContentClass, type Decider, type Decision, type Grid, type RuleInput } from './model.js';
 import type { ContentPolicyStore, ListedPolicy, PolicyRecord, RefusalCount, RefusalQuery, RetentionWindow } from './store.js';
 
-export const CONTENT_READ_SCOPE = 'agents:content:read';
 export const GOVERNANCE_READ = 'governance:read';
 export const GOVERNANCE_WRITE = 'governance:write';
 
@@ -39,7 +38,7 @@ interface Cached {
   at: number;
 }
 
-export class ContentPolicyService {
+export class ContentPolicyService implements ContentReadPolicy {
   private readonly cache = new Map<string, Cached>();
   private pending = new Map<string, RefusalCount>();
   private timer: NodeJS.Timeout | undefined;
