@@ -89,14 +89,19 @@ async function refusals(key: string, projectId: string, q: string) {
 
 describe.each(CARRIED)('class %s', (cls) => {
   const attrKey = KEY_OF[cls]!;
-
-  it.each(DECISIONS)(`store cell = %s: "recorded at all" (allow_metadata keeps existence and size only, never bytes)`, async (d) => {
+  /** A project whose grid is `allow` but for this class at `boundary`; content sent through the SDKs and read back; every value the cell let through checked. */
+  async function oneCell(boundary: 'store' | 'read', d: Decision) {
     const { projectId, key } = await projectWithKey(t, SCOPES);
-    await setContentPolicy(t, projectId, gridRules((c, b) => (c === cls && b === 'store' ? d : 'allow')));
-    const metric = `cp_store_${cls}_${d}`;
+    await setContentPolicy(t, projectId, gridRules((c, b) => (c === cls && b === boundary ? d : 'allow')));
+    const metric = `cp_${boundary}_${cls}_${d}`;
     const traceId = await sendAll(key, attrKey, metric);
     const r = await readAll(key, traceId, attrKey, metric);
     expect([r.span, r.event, r.log]).toEqual([expected(d), expected(d), expected(d)]);
+    return { projectId, key, traceId, r };
+  }
+
+  it.each(DECISIONS)(`store cell = %s: "recorded at all" (allow_metadata keeps existence and size only, never bytes)`, async (d) => {
+    const { projectId, key, r } = await oneCell('store', d);
     // Not stored is not "withheld on read": there is nothing to withhold.
     expect([...r.spanWithheld, ...r.eventWithheld, ...r.logWithheld]).toEqual([]);
     expect(r.label).toEqual(d === 'deny' ? undefined : [expected(d)]);
@@ -109,12 +114,7 @@ describe.each(CARRIED)('class %s', (cls) => {
   });
 
   it.each(DECISIONS)(`read cell = %s: "served to a reader" only with agents:content:read AND the read cell`, async (d) => {
-    const { projectId, key } = await projectWithKey(t, SCOPES);
-    await setContentPolicy(t, projectId, gridRules((c, b) => (c === cls && b === 'read' ? d : 'allow')));
-    const metric = `cp_read_${cls}_${d}`;
-    const traceId = await sendAll(key, attrKey, metric);
-    const r = await readAll(key, traceId, attrKey, metric);
-    expect([r.span, r.event, r.log]).toEqual([expected(d), expected(d), expected(d)]);
+    const { projectId, key, traceId, r } = await oneCell('read', d);
     const named = d === 'deny' ? [attrKey] : [];
     expect([r.spanWithheld, r.eventWithheld, r.logWithheld]).toEqual([named, named, named]);
     expect(r.label).toEqual(d === 'deny' ? undefined : [expected(d)]);
