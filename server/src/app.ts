@@ -35,6 +35,7 @@ import { agentRunRoutes } from './domains/agent-runs/routes.js';
 import { llmCallRoutes } from './domains/llm/calls-routes.js';
 import { llmRoutes } from './domains/llm/routes.js';
 import { quarantineRoutes } from './domains/quarantines/routes.js';
+import { contentPolicyRoutes } from './domains/content-policy/routes.js';
 import { fleetRoutes } from './domains/fleet/routes.js';
 import { assetRoutes } from './domains/assets/routes.js';
 import { signalRoutes } from './domains/assets/signals-routes.js';
@@ -121,6 +122,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       fleetRoutes(api, ctx);
       assetRoutes(api, ctx);
       signalRoutes(api, ctx);
+      contentPolicyRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

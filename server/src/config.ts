@@ -32,6 +32,8 @@ export interface Config {
   keyHashSecret?: Buffer;
   /** The background job runner (SVC_JOBS_*; see docs/jobs.md). */
   jobs: JobSettings;
+  /** Seconds a process caches a project's content policy (SVC_CONTENT_POLICY_TTL_SECONDS, 0 to 30, default 30; docs/content-policy.md). */
+  contentPolicyTtlSeconds: number;
 }
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -127,5 +129,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: publicUrl(env, host, port),
     keyHashSecret: keyHashSecret(env),
     jobs: jobSettings(env),
+    contentPolicyTtlSeconds: intVar(env, 'SVC_CONTENT_POLICY_TTL_SECONDS', 30, 0, 30),
   };
 }

@@ -38,6 +38,7 @@ import { LogsWriter } from './storage/telemetry/duckdb/logs-writer.js';
 import { SpansWriter } from './storage/telemetry/duckdb/spans-writer.js';
 import type { TelemetryDb } from './storage/telemetry/duckdb/open.js';
 import { deleteProjectTelemetry } from './storage/telemetry/duckdb/project-data.js';
+import { ContentPolicyService } from './domains/content-policy/service.js';
 
 export interface AppContext {
   config: Config;
@@ -90,6 +91,8 @@ export interface AppContext {
    * `enqueue` or `schedule` work; main.ts starts the poll loop, the app's close stops it (docs/jobs.md).
    */
   jobs: JobService;
+  /** Content policies and retention windows (`/content-policies`): the decisions of every content boundary (store, read, export, judge transfer) and the refusal audit. */
+  contentPolicy: ContentPolicyService;
 }
 
 export function buildContext(opts: {
@@ -105,6 +108,9 @@ export function buildContext(opts: {
   const keyHash = new KeyedHash(opts.config.keyHashSecret);
   const audit = new AuditService(clock, ids);
   const projects = new ProjectService(opts.control, clock, ids);
+  // Content policy: asked by ingest (store) and the reads (read); a deleted project's policy goes with it.
+  const contentPolicy = new ContentPolicyService(opts.control.contentPolicies, projects, clock, opts.config.contentPolicyTtlSeconds);
+  projects.onDelete(async (p) => contentPolicy.forgetProject(p.id));
   projects.onDelete((p) => deleteProjectTelemetry(opts.telemetry, p.id));
   const metricsWriter = new MetricsWriter(opts.telemetry);
   projects.onDelete(async (p) => metricsWriter.forgetSeries(p.id));
@@ -153,9 +159,9 @@ export function buildContext(opts: {
     audit,
     apiKeys,
     projects,
-    metrics: new MetricsService(new DuckDbMetricsQuery(opts.telemetry), clock),
-    traces: new TracesService(new DuckDbTracesQuery(opts.telemetry), clock),
-    logs: new LogsService(logsQuery, clock),
+    metrics: new MetricsService(new DuckDbMetricsQuery(opts.telemetry), clock, contentPolicy),
+    traces: new TracesService(new DuckDbTracesQuery(opts.telemetry), clock, contentPolicy),
+    logs: new LogsService(logsQuery, clock, contentPolicy),
     logTail,
     // Run costs read the project's price table when the run is read.
     agentRuns,
@@ -181,6 +187,7 @@ export function buildContext(opts: {
     // asset-targeted containment marks the asset while active.
     quarantines,
     jobs,
+    contentPolicy,
   };
 }
 

@@ -4,6 +4,7 @@
  * is. Before this table only `gen_ai.*` content keys were withheld: the frameworks' own keys came back in
  * clear to a key holding only `traces:read` (or `logs:read`).
  */
+import { allowAllContent } from '../../testing/content-policy.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertLogs, insertSpans, newTraceId } from '../../storage/telemetry/duckdb/trace-log-fixtures.js';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../testing/app.js';
@@ -89,6 +90,7 @@ describe('reads withhold every convention\'s content keys without agents:content
       expect((await get(key, `/traces?attr=${encodeURIComponent(`${k}=x`)}`)).statusCode, k).toBe(403);
 
     const reader = await t.call({ method: 'POST', url: '/api/v1/account/api-keys', payload: { name: 'c', scopes: ['traces:read', 'agents:content:read'], project_id: projectId } });
+    await allowAllContent(t, projectId);
     const full = (await get(reader.json().key, `/traces/${trace}`)).json().spans[0];
     expect(full.attributes).toEqual(attributes);
     expect(full.withheld_attribute_keys).toBeUndefined();

@@ -1,7 +1,7 @@
 /**
  * The one table of recorded content: every attribute key, of every instrumentation convention we
  * read, that carries what a person or a model said or a tool was given (prompts, completions,
- * messages, instructions, tool call arguments and results), with its content class. Every read that
+ * messages, instructions, tool call arguments and results, memory item contents), with its content class. Every read that
  * withholds recorded content (span and event attributes, log attributes, metric labels, the filters
  * and group keys over them) asks this table; docs/agent-model.md shows it.
  *
@@ -17,7 +17,7 @@
 export const CONTENT_CLASSES = ['model_transcript', 'tool_arguments', 'replay_dom', 'person_properties', 'memory_item', 'group_properties'] as const;
 export type ContentClass = (typeof CONTENT_CLASSES)[number];
 
-export type Convention = 'gen_ai' | 'openinference' | 'openllmetry' | 'ai_sdk';
+export type Convention = 'gen_ai' | 'openinference' | 'openllmetry' | 'ai_sdk' | 'svc';
 
 export interface ContentKeyRule {
   convention: Convention;
@@ -76,6 +76,8 @@ export const CONTENT_KEYS: readonly ContentKeyRule[] = [
   rule('ai_sdk', 'key', 'ai.toolcall.result', 'tool_arguments'),
   rule('ai_sdk', 'key', 'ai.toolcall.input', 'tool_arguments'),
   rule('ai_sdk', 'key', 'ai.toolcall.output', 'tool_arguments'),
+  // This service's own memory attributes (docs/agent-model.md): what a memory item holds.
+  rule('svc', 'key', 'svc.memory.item.content', 'memory_item'),
 ];
 
 const EXACT = new Map(CONTENT_KEYS.filter((r) => r.match === 'key').map((r) => [r.key, r.contentClass]));

@@ -1,4 +1,5 @@
 /** `POST /logs/aggregate`, `GET /logs/fields`, `GET /logs/patterns` over HTTP (spec 1 "Raw observability", "Errors", "Limits"). */
+import { allowAllContent } from '../../testing/content-policy.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertLogs, SEV } from '../../storage/telemetry/duckdb/trace-log-fixtures.js';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../testing/app.js';
@@ -128,8 +129,11 @@ describe('log aggregate, fields and patterns', () => {
       const filtered = (await get(key, '/logs/fields?attr=http.method=POST')).json();
       expect(filtered.scanned).toBe(1);
       const content = await t.call({ method: 'POST', url: '/api/v1/account/api-keys', payload: { name: 'c', scopes: ['logs:read', 'agents:content:read'], project_id: projectId } });
-      const keys = (await get(content.json().key, '/logs/fields')).json().fields.map((f: { key: string }) => f.key);
-      expect(keys).toContain('gen_ai.prompt');
+      const fieldKeys = async () => (await get(content.json().key, '/logs/fields')).json().fields.map((f: { key: string }) => f.key);
+      // The scope alone is not enough: the project's read policy must allow the content (none: every class denied).
+      expect(await fieldKeys()).not.toContain('gen_ai.prompt');
+      await allowAllContent(t, projectId);
+      expect(await fieldKeys()).toContain('gen_ai.prompt');
     });
   });
 

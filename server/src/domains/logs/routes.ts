@@ -8,7 +8,6 @@ import { requestProject } from '../../http/project-scope.js';
 import { errors, ProjectQuery } from '../../http/schemas.js';
 import { openSse } from '../../http/sse.js';
 import { readCookie, SESSION_COOKIE } from '../sessions/cookies.js';
-import { mayReadContent } from '../traces/query-rules.js';
 import {
   AggregateLogsBody,
   AggregateLogsResponse,
@@ -147,7 +146,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
     },
     async (req, reply) => {
       const { id: projectId } = await project(req);
-      const filter = logFilter(req.principal, projectId, req.query);
+      const filter = logFilter(await ctx.logs.access(req.principal, projectId), req.query);
       // HEAD (added by the framework for GET) answers the headers without opening a tail.
       if (req.method === 'HEAD') return reply.type('text/event-stream; charset=utf-8').send('');
       const secret = presentedCredential(req)?.secret ?? readCookie(req, SESSION_COOKIE);
@@ -156,7 +155,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
       const lastEventId = req.headers['last-event-id'];
       const start = await ctx.logTail.startPosition(projectId, typeof lastEventId === 'string' ? lastEventId.trim() : undefined);
       const sse = openSse(req, reply);
-      ctx.logTail.run({ sse, principal: req.principal, secret, projectId, filter, showContent: mayReadContent(req.principal, projectId) }, start);
+      ctx.logTail.run({ sse, principal: req.principal, secret, projectId, filter, content: () => ctx.logs.access(req.principal, projectId) }, start);
       return reply;
     },
   );

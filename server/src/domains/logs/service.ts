@@ -51,7 +51,6 @@ import { MAX_POINTS_PER_SERIES, MAX_SERIES, STEP_MS, type Step } from '../metric
 import {
   checkAttrKey,
   isoMicros,
-  mayReadContent,
   normalizeId,
   parseAttributes,
   parseAttrFilters,
@@ -62,6 +61,10 @@ import {
   type WindowQuery,
 } from '../traces/query-rules.js';
 import { logPattern, patternId } from './patterns.js';
+import type { ContentAccess, ContentReadPolicy } from '../content-policy/access.js';
+import { CONTENT_KEYS } from '../content/content-keys.js';
+
+const CONTENT_CLASSES_IN_TABLE = [...new Set(CONTENT_KEYS.map((r) => r.contentClass))];
 import { severityName, severityRank, type Severity } from './severity.js';
 import type { GroupKey, LogFilter, LogRow, LogsStore } from './store.js';
 
@@ -119,8 +122,8 @@ export interface LogView {
   withheld_attribute_keys?: string[];
 }
 
-/** A stored record as answered (recorded-content attributes left out unless `showContent`). */
-export function logView(r: LogRow, showContent: boolean): LogView {
+/** A stored record as answered (recorded-content attributes as the reader's access lets them through). */
+export function logView(r: LogRow, showContent: ContentAccess): LogView {
   const withheld = new Set<string>();
   const attributes = visibleAttributes(parseAttributes(r.attributes), showContent, withheld);
   const resource = visibleAttributes(parseAttributes(r.resourceAttributes), showContent, withheld);
@@ -144,10 +147,10 @@ export function logView(r: LogRow, showContent: boolean): LogView {
   };
 }
 
-/** The shared filters, checked (a filter on a recorded-content attribute needs the content scope). */
-export function logFilter(caller: Principal, projectId: string, input: LogFilterInput): LogFilter {
+/** The shared filters, checked (a filter on a recorded-content attribute needs its class read in full). */
+export function logFilter(access: ContentAccess, input: LogFilterInput): LogFilter {
   const attrs = parseAttrFilters(input.attr);
-  refuseContentKeys(caller, projectId, attrs.map((a) => a.key));
+  refuseContentKeys(access, attrs.map((a) => a.key));
   return {
     serviceNames: listParam(input.service),
     minSeverity: input.severity !== undefined ? severityRank(input.severity) : undefined,
@@ -174,7 +177,13 @@ export class LogsService {
   constructor(
     private readonly store: LogsStore,
     private readonly clock: Clock,
+    private readonly content: ContentReadPolicy,
   ) {}
+
+  /** What the caller is served of the project's recorded content (one policy lookup per request). */
+  access(caller: Principal, projectId: string): Promise<ContentAccess> {
+    return this.content.readAccess(caller, projectId);
+  }
 
   private now() {
     return this.clock.now().getTime();
@@ -183,7 +192,8 @@ export class LogsService {
   async search(caller: Principal, projectId: string, q: SearchLogsInput) {
     const sort = q.sort ?? 'timestamp_desc';
     const limit = readLimit(q.limit, LOG_LIMIT);
-    const filter = logFilter(caller, projectId, q);
+    const access = await this.access(caller, projectId);
+    const filter = logFilter(access, q);
     const cursor = decodeCursor(q.cursor);
     let after: { tsUs: number; logId: string } | undefined;
     if (cursor) {
@@ -197,20 +207,20 @@ export class LogsService {
     const more = rows.length > limit;
     const items = more ? rows.slice(0, limit) : rows;
     const last = items[items.length - 1];
-    const showContent = mayReadContent(caller, projectId);
     return {
-      logs: items.map((r) => logView(r, showContent)),
+      logs: items.map((r) => logView(r, access)),
       next_cursor: more && last ? encodeCursor({ k: last.tsUs, id: `${SORT_TAG[sort]}:${last.logId}` }) : null,
     };
   }
 
   async aggregate(caller: Principal, projectId: string, input: AggregateLogsInput) {
-    const filter = logFilter(caller, projectId, input);
+    const access = await this.access(caller, projectId);
+    const filter = logFilter(access, input);
     const entries = input.group_by ?? [];
     if (entries.length > 2) throw invalidRequest('at most 2 group_by entries are allowed', { limit: 2 });
     if (new Set(entries).size !== entries.length) throw invalidRequest('group_by entries must be distinct');
     const groupBy = entries.map(groupKey);
-    refuseContentKeys(caller, projectId, groupBy.flatMap((g) => (g.kind === 'attr' ? [g.key] : [])));
+    refuseContentKeys(access, groupBy.flatMap((g) => (g.kind === 'attr' ? [g.key] : [])));
     const w = resolveWindow(input, this.now());
     const stepUs = input.step !== undefined ? STEP_MS[input.step] * US_PER_MS : undefined;
     let firstBucket = 0;
@@ -274,7 +284,8 @@ export class LogsService {
   }
 
   async fields(caller: Principal, projectId: string, input: LogFilterInput & WindowQuery) {
-    const filter = logFilter(caller, projectId, input);
+    const access = await this.access(caller, projectId);
+    const filter = logFilter(access, input);
     const w = resolveWindow(input, this.now());
     const r = await this.store.fields({
       projectId,
@@ -284,7 +295,8 @@ export class LogsService {
       maxKeys: MAX_FIELD_KEYS,
       topValues: TOP_VALUES,
       maxValueLength: MAX_VALUE_LENGTH,
-      hideContentKeys: !mayReadContent(caller, projectId),
+      // The field list shows top values: content keys are listed only when every class of the table is read in full.
+      hideContentKeys: !CONTENT_CLASSES_IN_TABLE.every((c) => access.of(c) === 'allow'),
     });
     return {
       fields: r.fields.map((f) => ({ key: f.key, source: f.source, count: f.count, distinct_values: f.distinctValues, top_values: f.top })),
@@ -297,7 +309,8 @@ export class LogsService {
 
   async patterns(caller: Principal, projectId: string, input: LogFilterInput & WindowQuery & { limit?: number }) {
     const limit = readLimit(input.limit, PATTERN_LIMIT);
-    const filter = logFilter(caller, projectId, input);
+    const access = await this.access(caller, projectId);
+    const filter = logFilter(access, input);
     const w = resolveWindow(input, this.now());
     const rows = await this.store.bodies({ projectId, filter, ...w, limit: SCAN_LIMIT, bodyChars: PATTERN_BODY_CHARS });
     const sampled = rows.length > SCAN_LIMIT;
@@ -349,7 +362,7 @@ export class LogsService {
       this.store.neighbours(projectId, log.serviceName, at, 'before', q.before ?? CONTEXT_DEFAULT),
       this.store.neighbours(projectId, log.serviceName, at, 'after', q.after ?? CONTEXT_DEFAULT),
     ]);
-    const showContent = mayReadContent(caller, projectId);
+    const showContent = await this.access(caller, projectId);
     return {
       log: logView(log, showContent),
       before: before.reverse().map((r) => logView(r, showContent)),
@@ -358,7 +371,8 @@ export class LogsService {
   }
 
   async delete(caller: Principal, projectId: string, input: DeleteLogsInput) {
-    const filter = logFilter(caller, projectId, input);
+    const access = await this.access(caller, projectId);
+    const filter = logFilter(access, input);
     const narrowed = filter.serviceNames !== undefined || filter.traceId !== undefined || filter.text !== undefined || filter.attrs.length > 0;
     if (input.log_id === undefined && (input.since === undefined || input.until === undefined || !narrowed))
       throw invalidRequest(

@@ -26,6 +26,7 @@
  * - The intervals are settings (`settings`, and the environment variables SVC_LOG_TAIL_POLL_MS,
  *   SVC_STREAM_RECHECK_MS, SVC_STREAM_HEARTBEAT_MS read at start), so tests can shorten them.
  */
+import type { ContentAccess } from '../content-policy/access.js';
 import { ApiError } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
 import { watchCredential, type CredentialRechecker } from '../../http/recheck.js';
@@ -73,7 +74,8 @@ export interface TailRequest {
   secret: string;
   projectId: string;
   filter: LogFilter;
-  showContent: boolean;
+  /** What the reader is served of recorded content, asked at each poll (a policy change reaches an open tail too). */
+  content: () => Promise<ContentAccess>;
 }
 
 const FINAL_MESSAGES = {
@@ -176,11 +178,12 @@ export class LogTailService {
           exclude: [...seen.keys()],
           limit: s.batch,
         });
+        const access = rows.length > 0 ? await t.content() : undefined;
         for (const r of rows) {
           if (sse.closed) return;
           seen.set(r.logId, r.ingestedUs);
           if (r.ingestedUs > watermark) watermark = r.ingestedUs;
-          await sse.send('log', logView(r, t.showContent), r.logId);
+          await sse.send('log', logView(r, access!), r.logId);
         }
         if (rows.length < s.batch && latest > watermark) watermark = latest;
         for (const [id, at] of seen) if (at <= watermark - s.overlapUs) seen.delete(id);

@@ -1,4 +1,5 @@
 /** POST /metrics/aggregate over HTTP (spec 1, "Metrics endpoints", "Aggregate body", "Limits"). */
+import { allowAllContent } from '../../testing/content-policy.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 import { insertMetric, insertPoints, insertSeries, insertTombstone } from './test-data.js';
@@ -394,8 +395,11 @@ describe('metrics aggregate', () => {
       expect(r.statusCode, JSON.stringify(body)).toBe(403);
       expect(r.json().error).toBe('permission_denied');
     }
-    // With the content scope (and, until content policies exist, a permitting project policy) the same request is answered.
+    // With the content scope and a project policy that allows reading the class, the same request is answered.
     const allowed = await projectWithKey(t, ['metrics:read', 'agents:content:read']);
+    const scopeOnly = await aggregate(allowed.key, { metric_name: 'llm', time_range: window, group_by: ['gen_ai.prompt'] });
+    expect(scopeOnly.statusCode, 'the scope alone, under no policy').toBe(403);
+    await allowAllContent(t, allowed.projectId);
     await insertMetric(t, { projectId: allowed.projectId, name: 'llm', labels: { 'gen_ai.prompt': 'secret' } }, [['2024-06-01T01:00:00Z', 1]]);
     const ok = await aggregate(allowed.key, { metric_name: 'llm', time_range: window, group_by: ['gen_ai.prompt'] });
     expect(ok.statusCode).toBe(200);

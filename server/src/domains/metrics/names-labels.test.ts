@@ -1,4 +1,5 @@
 /** GET /metrics/names and GET /metrics/{metric_name}/labels over HTTP (spec 1, "Metrics endpoints", "Label rules", "Limits"). */
+import { allowAllContent } from '../../testing/content-policy.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 import { insertHistograms, insertManyNames, insertMetric, insertSeries, insertTombstone } from './test-data.js';
@@ -209,6 +210,7 @@ describe('metric labels', () => {
       'gen_ai.completion.0.content': 'c0',
       'GEN_AI.PROMPT': 'P',
     };
+    await allowAllContent(t, content.projectId);
     for (const p of [plain, content])
       await insertMetric(t, { projectId: p.projectId, name: 'tokens', labels: { ...contentLabels, 'gen_ai.request.model': 'm1' } }, [['2024-06-01T01:00:00Z', 1]]);
     expect((await labels(plain.key, 'tokens')).json().labels).toEqual([{ name: 'gen_ai.request.model', values: ['m1'] }]);

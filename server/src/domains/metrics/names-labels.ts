@@ -3,8 +3,8 @@
  * The decisions behind these rules are listed in service.ts.
  */
 import { permissionDenied } from '../../http/errors.js';
-import { isRecordedContentKey } from '../content/content-keys.js';
-import type { Principal } from '../../http/principal.js';
+import { contentClassOf, isRecordedContentKey } from '../content/content-keys.js';
+import { CONTENT_READ_SCOPE, metadataMarker, refuseContentDimensions, type ContentAccess } from '../content-policy/access.js';
 import { METRIC_TYPES } from './request-rules.js';
 import type { LabelValues, MetricMetadata, MetricNamesPage, MetricType } from './store.js';
 
@@ -16,28 +16,28 @@ export function metadataFields(m: MetricMetadata | null | undefined): { unit?: s
 /** Recorded content is classified by the one table of content keys (domains/content/content-keys.ts). */
 export { isRecordedContentKey };
 
-export const CONTENT_READ_SCOPE = 'agents:content:read';
+export { CONTENT_READ_SCOPE };
 
 /**
- * Spec: recorded content is shown only when the credential holds `agents:content:read` AND the project's
- * read policy permits it. Projects have no content read policy yet, so the policy is taken to permit
- * whenever the scope is held; when content policies land, this is the one place to consult them.
+ * Spec: a recorded-content label is shown only when the credential holds `agents:content:read` AND the
+ * project's read policy permits its class (the reader's `ContentAccess`). `allow_metadata` keeps the
+ * label with each value replaced by the marker naming its size; otherwise it is omitted with all its values.
  */
-export function mayReadRecordedContent(caller: Principal, _projectId: string): boolean {
-  return caller.scopes.has(CONTENT_READ_SCOPE);
-}
-
-/** A recorded-content label is omitted with all its values unless the caller may read the content. */
-export function visibleLabels(caller: Principal, projectId: string, rows: LabelValues[]): LabelValues[] {
-  const showContent = mayReadRecordedContent(caller, projectId);
-  return rows.filter((l) => showContent || !isRecordedContentKey(l.name));
+export function visibleLabels(access: ContentAccess, rows: LabelValues[]): LabelValues[] {
+  const out: LabelValues[] = [];
+  for (const l of rows) {
+    const cls = contentClassOf(l.name);
+    const d = cls === undefined ? 'allow' : access.of(cls);
+    if (d !== 'allow') access.refused(cls!, d);
+    if (d === 'allow') out.push(l);
+    else if (d === 'allow_metadata') out.push({ ...l, values: [...new Set(l.values.map(metadataMarker))] });
+  }
+  return out;
 }
 
 /** A filter or group_by on a denied classified dimension is refused before querying. */
-export function refuseRecordedContentKeys(caller: Principal, projectId: string, keys: string[]): void {
-  if (mayReadRecordedContent(caller, projectId)) return;
-  const denied = keys.find(isRecordedContentKey);
-  if (denied !== undefined) throw permissionDenied(`label "${denied}" holds recorded content; filtering or grouping on it needs ${CONTENT_READ_SCOPE}`);
+export function refuseRecordedContentKeys(access: ContentAccess, keys: string[]): void {
+  refuseContentDimensions(access, keys, 'label');
 }
 
 /** A stored type outside the API's list is left out rather than reported as something it is not. */

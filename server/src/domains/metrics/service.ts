@@ -67,6 +67,7 @@ import { invalidRequest } from '../../http/errors.js';
 import { checkHistogramAggregation, HistogramAggregate, isEstimate } from './histogram-aggregate.js';
 import { HistogramCells, histogramIncreases } from './histogram-cells.js';
 import { metadataFields, metricNameList, refuseRecordedContentKeys, visibleLabels } from './names-labels.js';
+import type { ContentReadPolicy } from '../content-policy/access.js';
 import {
   aggregateSelection,
   isoTime,
@@ -90,6 +91,7 @@ export class MetricsService {
   constructor(
     private readonly store: MetricsStore,
     private readonly clock: Clock,
+    private readonly content: ContentReadPolicy,
   ) {}
 
   async names(projectId: string, q: WindowQuery) {
@@ -105,13 +107,13 @@ export class MetricsService {
   async labels(caller: Principal, projectId: string, metricName: string, q: WindowQuery) {
     const window = optionalWindow(q, this.clock.now().getTime());
     const rows = await this.store.labels(projectId, metricName, window);
-    return { labels: visibleLabels(caller, projectId, rows) };
+    return { labels: visibleLabels(await this.content.readAccess(caller, projectId), rows) };
   }
 
   async aggregate(caller: Principal, projectId: string, input: AggregateInput) {
     const { aggregation, filters, groupBy } = aggregateSelection(input);
     const { startMs, endMs, stepMs } = resolveGrid(this.clock, input.time_range, input.step);
-    refuseRecordedContentKeys(caller, projectId, [...filters.map((f) => f.key), ...groupBy]);
+    refuseRecordedContentKeys(await this.content.readAccess(caller, projectId), [...filters.map((f) => f.key), ...groupBy]);
     const query = {
       projectId,
       metricName: input.metric_name,

@@ -15,17 +15,18 @@
  *   A condition holds when the item's attributes hold the key with that value, or, when its own
  *   attributes lack the key, its resource attributes do. Values compare as text: strings as sent,
  *   numbers and booleans in their JSON form (`500`, `true`), arrays and maps as compact JSON.
- * - Recorded-content attributes (the keys of the metric label rule, e.g. `gen_ai.prompt`,
- *   `gen_ai.input.messages`, `gen_ai.prompt.0.content`) are shown, filtered and grouped on only with
- *   `agents:content:read`: otherwise they are left out of span, event and log attributes (the item then
- *   names them in `withheld_attribute_keys`), out of `/logs/fields`, and an `attr` filter or `group_by`
- *   on one is 403 before querying.
+ * - Recorded-content attributes (the keys of the one content-key table, e.g. `gen_ai.prompt`,
+ *   `gen_ai.input.messages`, `gen_ai.prompt.0.content`) are shown only with `agents:content:read` AND a
+ *   read cell of the project's content policy that allows their class (docs/content-policy.md):
+ *   `allow_metadata` replaces the value by a marker naming its size; otherwise they are left out of span,
+ *   event and log attributes (the item then names them in `withheld_attribute_keys`) and out of
+ *   `/logs/fields`. An `attr` filter or `group_by` on one is 403 before querying unless its class is
+ *   read in full.
  * - Times in answers are RFC 3339 UTC with microseconds (`2024-06-01T12:00:00.123456Z`); durations are
  *   milliseconds, fractional (microsecond precision).
  */
-import { invalidRequest, permissionDenied } from '../../http/errors.js';
-import type { Principal } from '../../http/principal.js';
-import { CONTENT_READ_SCOPE, isRecordedContentKey, mayReadRecordedContent } from '../metrics/names-labels.js';
+import { invalidRequest } from '../../http/errors.js';
+import { applyToAttributes, refuseContentDimensions, type ContentAccess } from '../content-policy/access.js';
 import { checkOrder, MIN_TIME_US, parseTimeUs } from '../../http/time.js';
 import { LABEL_KEY_MAX_LENGTH, LABEL_KEY_PATTERN } from '../metrics/request-rules.js';
 
@@ -95,16 +96,9 @@ export function parseAttrFilters(raw: string | string[] | undefined): AttrFilter
   return out;
 }
 
-/** A filter or group on a recorded-content attribute needs the content scope (403 before querying). */
-export function refuseContentKeys(caller: Principal, projectId: string, keys: string[]): void {
-  if (mayReadRecordedContent(caller, projectId)) return;
-  const denied = keys.find(isRecordedContentKey);
-  if (denied !== undefined)
-    throw permissionDenied(`attribute "${denied}" holds recorded content; filtering or grouping on it needs ${CONTENT_READ_SCOPE}`);
-}
-
-export function mayReadContent(caller: Principal, projectId: string): boolean {
-  return mayReadRecordedContent(caller, projectId);
+/** A filter or group on a recorded-content attribute needs its class read in full (403 before querying). */
+export function refuseContentKeys(access: ContentAccess, keys: string[]): void {
+  refuseContentDimensions(access, keys, 'attribute');
 }
 
 /** Parses a stored JSON object; anything that is not an object reads as empty. */
@@ -118,17 +112,9 @@ export function parseAttributes(text: string | null): Record<string, unknown> {
   }
 }
 
-/** Removes recorded-content keys (unless the caller may read them), collecting the removed keys into `withheld`. */
-export function visibleAttributes(attrs: Record<string, unknown>, showContent: boolean, withheld: Set<string>): Record<string, unknown> {
-  if (showContent) return attrs;
-  let out: Record<string, unknown> | undefined;
-  for (const k of Object.keys(attrs)) {
-    if (!isRecordedContentKey(k)) continue;
-    out ??= { ...attrs };
-    delete out[k];
-    withheld.add(k);
-  }
-  return out ?? attrs;
+/** Recorded-content keys as the reader's access lets them through, collecting the removed keys into `withheld`. */
+export function visibleAttributes(attrs: Record<string, unknown>, access: ContentAccess, withheld: Set<string>): Record<string, unknown> {
+  return applyToAttributes(attrs, access, withheld);
 }
 
 /** Lower-case trace id of a validated path or query value. */

@@ -46,7 +46,6 @@ import type { Clock } from '../../lib/clock.js';
 import {
   durationMs,
   isoMicros,
-  mayReadContent,
   normalizeId,
   parseAttributes,
   parseAttrFilters,
@@ -57,6 +56,7 @@ import {
   type WindowQuery,
 } from './query-rules.js';
 import type { SpanEventRow, SpanRow, SpanStatus, TracesStore, TraceSummaryRow } from './store.js';
+import type { ContentAccess, ContentReadPolicy } from '../content-policy/access.js';
 
 export const TRACES_READ = 'traces:read';
 export const TRACES_DELETE = 'traces:delete';
@@ -126,13 +126,13 @@ function withheldList(s: Set<string>): { withheld_attribute_keys?: string[] } {
   return s.size ? { withheld_attribute_keys: [...s].sort() } : {};
 }
 
-function eventView(e: SpanEventRow, showContent: boolean): SpanEventView {
+function eventView(e: SpanEventRow, showContent: ContentAccess): SpanEventView {
   const withheld = new Set<string>();
   const attributes = visibleAttributes(parseAttributes(e.attributes), showContent, withheld);
   return { name: e.name, timestamp: isoMicros(e.tsUs), attributes, ...withheldList(withheld) };
 }
 
-function spanView(s: SpanRow, events: SpanEventView[], showContent: boolean): SpanNodeView {
+function spanView(s: SpanRow, events: SpanEventView[], showContent: ContentAccess): SpanNodeView {
   const withheld = new Set<string>();
   const attributes = visibleAttributes(parseAttributes(s.attributes), showContent, withheld);
   const resource = visibleAttributes(parseAttributes(s.resourceAttributes), showContent, withheld);
@@ -210,6 +210,7 @@ export class TracesService {
   constructor(
     private readonly store: TracesStore,
     private readonly clock: Clock,
+    private readonly content: ContentReadPolicy,
   ) {}
 
   /** `/services` needs one of two scopes; checked before the project is looked up, so a refused caller learns nothing of it. */
@@ -242,7 +243,7 @@ export class TracesService {
   async search(caller: Principal, projectId: string, q: SearchTracesInput) {
     const limit = readLimit(q.limit, TRACE_LIMIT);
     const attrs = parseAttrFilters(q.attr);
-    refuseContentKeys(caller, projectId, attrs.map((a) => a.key));
+    refuseContentKeys(await this.content.readAccess(caller, projectId), attrs.map((a) => a.key));
     const after = decodeCursor(q.cursor);
     if (after && (typeof after.k !== 'number' || !/^[0-9a-f]{32}$/.test(after.id))) throw invalidRequest('cursor is malformed or expired');
     if (q.min_duration_ms !== undefined && q.max_duration_ms !== undefined && q.min_duration_ms > q.max_duration_ms)
@@ -280,7 +281,7 @@ export class TracesService {
       });
     const [spans, events] = await Promise.all([this.store.spans(projectId, traceId), this.store.events(projectId, traceId)]);
     if (spans.length === 0) throw notFound('trace'); // deleted between the two reads
-    const showContent = mayReadContent(caller, projectId);
+    const showContent = await this.content.readAccess(caller, projectId);
     const eventsOf = new Map<string, SpanEventView[]>();
     for (const e of events) {
       const list = eventsOf.get(e.spanId) ?? [];

@@ -1,4 +1,5 @@
 /** `/services` and `/traces` over HTTP (spec 1, "Raw observability", "General query rules", "Pagination", "Errors", Authentication 3 and 10). */
+import { allowAllContent } from '../../testing/content-policy.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertBigTrace, insertLogs, insertSpans, newSpanId, newTraceId } from '../../storage/telemetry/duckdb/trace-log-fixtures.js';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../testing/app.js';
@@ -321,6 +322,9 @@ describe('traces and services', () => {
       expect(span.events[0]).toEqual({ name: 'gen_ai.content.prompt', timestamp: '2024-06-01T11:00:00.000000Z', attributes: {}, withheld_attribute_keys: ['gen_ai.prompt'] });
       expect((await get(key, '/traces?attr=gen_ai.prompt=secret')).statusCode).toBe(403);
       const reader = await t.call({ method: 'POST', url: '/api/v1/account/api-keys', payload: { name: 'c', scopes: ['traces:read', 'agents:content:read'], project_id: projectId } });
+      // The scope is half of it: the project's read policy must allow the class too (none: withheld).
+      expect((await get(reader.json().key, `/traces/${trace}`)).json().spans[0].withheld_attribute_keys).toEqual(['gen_ai.prompt']);
+      await allowAllContent(t, projectId);
       const full = (await get(reader.json().key, `/traces/${trace}`)).json().spans[0];
       expect(full.attributes['gen_ai.prompt']).toBe('secret');
       expect(full.withheld_attribute_keys).toBeUndefined();

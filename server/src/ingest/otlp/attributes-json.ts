@@ -6,11 +6,16 @@
  */
 import type { AnyValue, Int64, KeyValue } from './decode.js';
 import { anyValueJson, attributeMap } from './values.js';
+import { applyToAttributes, type ContentAccess } from '../../domains/content-policy/access.js';
 
-/** The attribute list as JSON object text. */
-export function attributesJson(kvs: readonly KeyValue[] | null | undefined): string {
+/**
+ * The attribute list as JSON object text; with `store`, recorded-content keys as the project's content
+ * policy lets them be stored (left out, or their value replaced by a size marker: docs/content-policy.md).
+ */
+export function attributesJson(kvs: readonly KeyValue[] | null | undefined, store?: ContentAccess): string {
   if (!kvs || kvs.length === 0) return '{}';
-  return JSON.stringify(attributeMap(kvs));
+  const map = attributeMap(kvs);
+  return JSON.stringify(store ? applyToAttributes(map, store) : map);
 }
 
 /** A log body: a string as is, any other value as JSON; null when there is none. */

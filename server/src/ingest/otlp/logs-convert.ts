@@ -12,6 +12,7 @@
  */
 import type { LogRow } from '../../storage/telemetry/duckdb/logs-writer.js';
 import { attributesJson, bodyText, nanosToUs } from './attributes-json.js';
+import type { ContentAccess } from '../../domains/content-policy/access.js';
 import type { KeyValue } from './decode.js';
 import { hexOf, validId, type LogRecordMessage, type SignalInput } from './signal-decode.js';
 import { keepTraceBytes } from './traces-sampling.js';
@@ -23,7 +24,8 @@ export interface LogsConversion {
   dropped: number;
 }
 
-export function convertLogs(input: SignalInput<LogRecordMessage>, samplingRate: number, ingestedAtUs: number, uuid: () => string): LogsConversion {
+/** `store`: what the project's content policy lets be stored of recorded content (absent: everything, for tests of the conversion). */
+export function convertLogs(input: SignalInput<LogRecordMessage>, samplingRate: number, ingestedAtUs: number, uuid: () => string, store?: ContentAccess): LogsConversion {
   const out: LogsConversion = { rows: [], dropped: 0 };
   let lastAttrs: KeyValue[] | null = null;
   let resource = { serviceName: null as string | null, environment: null as string | null, json: '{}' };
@@ -32,7 +34,7 @@ export function convertLogs(input: SignalInput<LogRecordMessage>, samplingRate: 
   input.forEach((resourceAttrs, scopeName, rec) => {
     if (resourceAttrs !== lastAttrs) {
       lastAttrs = resourceAttrs;
-      resource = { ...resourceIdentity(resourceAttrs), json: attributesJson(resourceAttrs) };
+      resource = { ...resourceIdentity(resourceAttrs), json: attributesJson(resourceAttrs, store) };
     }
     const traceId = validId(rec.traceId, 16) ? hexOf(rec.traceId) : null;
     if (traceId !== null && samplingRate < 1) {
@@ -58,7 +60,7 @@ export function convertLogs(input: SignalInput<LogRecordMessage>, samplingRate: 
       serviceName: resource.serviceName,
       environment: resource.environment,
       scopeName,
-      attributes: attributesJson(rec.attributes),
+      attributes: attributesJson(rec.attributes, store),
       resourceAttributes: resource.json,
     });
   });

@@ -2,6 +2,7 @@
 import type { ProjectRecord } from '../../domains/projects/store.js';
 import type { LogsWriter } from '../../storage/telemetry/duckdb/logs-writer.js';
 import { convertLogs } from './logs-convert.js';
+import type { ContentAccess } from '../../domains/content-policy/access.js';
 import type { LogRecordMessage, SignalInput } from './signal-decode.js';
 import { committedOr503, type SignalOutcome } from './signal-ingest.js';
 
@@ -18,13 +19,15 @@ export async function ingestLogs(
   input: SignalInput<LogRecordMessage>,
   nowUs: number,
   uuid: () => string,
+  /** What the project's content policy lets be stored (one lookup per request). */
+  store?: ContentAccess,
 ): Promise<SignalOutcome> {
   if (project.samplingRate === 0) {
     let n = 0;
     input.forEach(() => void n++);
     return n > 0 ? { rejected: n, errorMessage: LOGS_SAMPLING_DISABLED_MESSAGE, stored: 0, dropped: 0 } : { rejected: 0, stored: 0, dropped: 0 };
   }
-  const c = convertLogs(input, project.samplingRate, nowUs, uuid);
+  const c = convertLogs(input, project.samplingRate, nowUs, uuid, store);
   if (c.rows.length > 0) await committedOr503(() => writer.write(project.id, c.rows, nowUs), 'log records');
   return { rejected: 0, stored: c.rows.length, dropped: c.dropped };
 }

@@ -30,7 +30,8 @@ import {
   type SampleValue,
 } from './metrics-points.js';
 import { addSeries, findSeries, newContext, nextEpoch, seriesContext, type CachedSeries, type SeriesContext } from './metrics-series-cache.js';
-import { nanosToMs, resourceIdentity, seriesId } from './values.js';
+import { anyValueJson, nanosToMs, resourceIdentity, seriesId } from './values.js';
+import { applyToKeyValues, type ContentAccess } from '../../domains/content-policy/access.js';
 
 export interface ConvertResult extends MetricRows {
   metadata: MetricMetadataRow[];
@@ -68,6 +69,8 @@ class Converter {
   private contextKey = '';
   private context: SeriesContext = newContext();
   private lastResource: KeyValue[] | null = null;
+
+  constructor(private readonly store?: ContentAccess) {}
 
   input(input: MetricsInput): void {
     input.forEachMetric((resourceAttributes, metric) => {
@@ -127,6 +130,8 @@ class Converter {
 
   private series(attrs: KeyValue[]): CachedSeries {
     attrs ??= [];
+    // A label that is a recorded-content key is stored as the project's content policy lets it (left out, or its value a size marker).
+    if (this.store) attrs = applyToKeyValues(attrs, this.store, (kv) => anyValueJson(kv.value));
     const c = findSeries(this.context, attrs) ?? this.addSeries(attrs);
     if (c.epoch !== this.epoch) {
       c.epoch = this.epoch;
@@ -214,9 +219,12 @@ class Converter {
   }
 }
 
-/** The rows of a request. Synchronous from start to end (the series cache's epochs rely on it). */
-export function convertMetrics(input: MetricsInput): ConvertResult {
-  const c = new Converter();
+/**
+ * The rows of a request. Synchronous from start to end (the series cache's epochs rely on it). `store`:
+ * what the project's content policy lets be stored of recorded-content labels (absent: everything).
+ */
+export function convertMetrics(input: MetricsInput, store?: ContentAccess): ConvertResult {
+  const c = new Converter(store);
   c.input(input);
   return c.out;
 }

@@ -4,6 +4,7 @@ import { ApiError } from '../../http/errors.js';
 import { WriterStoppedError, type MetricsWriter } from '../../storage/telemetry/duckdb/metrics-writer.js';
 import type { MetricsInput } from './decode.js';
 import { convertMetrics, countDataPoints } from './metrics-convert.js';
+import type { ContentAccess } from '../../domains/content-policy/access.js';
 
 /** What the export response reports: OTLP `partial_success`, empty when everything was accepted. */
 export interface ExportOutcome {
@@ -23,12 +24,12 @@ export const SAMPLING_DISABLED_MESSAGE =
  * A rate between 0 and 1 does not thin metrics: sampling applies to traces (whole traces are kept or
  * dropped); dropping metric samples would silently bias every sum, rate and count, so all are stored.
  */
-export async function ingestMetrics(writer: MetricsWriter, project: ProjectRecord, req: MetricsInput): Promise<ExportOutcome> {
+export async function ingestMetrics(writer: MetricsWriter, project: ProjectRecord, req: MetricsInput, store?: ContentAccess): Promise<ExportOutcome> {
   if (project.samplingRate === 0) {
     const n = countDataPoints(req);
     return n > 0 ? { rejectedDataPoints: n, errorMessage: SAMPLING_DISABLED_MESSAGE, stored: 0 } : { rejectedDataPoints: 0, stored: 0 };
   }
-  const rows = convertMetrics(req);
+  const rows = convertMetrics(req, store);
   const stored = rows.pointTs.length + rows.histograms.length;
   if (stored > 0) {
     try {

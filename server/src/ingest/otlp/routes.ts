@@ -92,7 +92,7 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
       operationId: 'exportMetrics',
       async ingest(req, body, project) {
         const request = body.format === 'json' ? decodeJsonRequest(body.bytes) : decodeProtobufRequest(body.bytes);
-        return encodeExportResponse(body.format, await logged(req, project.id, 'metric points', () => ingestMetrics(ctx.metricsWriter, project, request)));
+        return encodeExportResponse(body.format, await logged(req, project.id, 'metric points', async () => ingestMetrics(ctx.metricsWriter, project, request, await ctx.contentPolicy.storeAccess(project.id))));
       },
     },
     {
@@ -106,6 +106,7 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
       operationId: 'exportTraces',
       async ingest(req, body, project) {
         const input = body.format === 'json' ? decodeTracesJson(body.bytes) : decodeTracesProtobuf(body.bytes);
+        const store = await ctx.contentPolicy.storeAccess(project.id);
         const outcome = await logged(req, project.id, 'spans', () => ingestTraces(ctx.spansWriter, project, credentialOf(req.principal), input, nowUs(), (keys) =>
             // A never-seen observation key becomes an asset right away (in the background; known keys cost a set lookup).
           {
@@ -117,6 +118,7 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
                 req.log.error({ err: e }, 'killed-credential check after ingest failed'),
               );
           },
+          store,
           ),
         );
         return signalResponse(body.format, 'traces', outcome);
@@ -132,7 +134,9 @@ export async function otlpRoutes(root: FastifyInstance, ctx: AppContext): Promis
       operationId: 'exportLogs',
       async ingest(req, body, project) {
         const input = body.format === 'json' ? decodeLogsJson(body.bytes) : decodeLogsProtobuf(body.bytes);
-        const outcome = await logged(req, project.id, 'log records', () => ingestLogs(ctx.logsWriter, project, input, nowUs(), () => ctx.ids.uuid()));
+        const outcome = await logged(req, project.id, 'log records', async () =>
+          ingestLogs(ctx.logsWriter, project, input, nowUs(), () => ctx.ids.uuid(), await ctx.contentPolicy.storeAccess(project.id)),
+        );
         return signalResponse(body.format, 'logs', outcome);
       },
     },

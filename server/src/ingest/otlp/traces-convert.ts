@@ -20,6 +20,7 @@ import { hexOf, noId, validId, type SignalInput, type SpanMessage } from './sign
 import { deriveEvent, deriveSpan } from './agent-derive.js';
 import { isRunRootCandidate } from '../../domains/agent-runs/model.js';
 import { attributesJson, nanosToUs } from './attributes-json.js';
+import type { ContentAccess } from '../../domains/content-policy/access.js';
 import type { KeyValue } from './decode.js';
 import { keepTraceBytes } from './traces-sampling.js';
 import { resourceIdentity } from './values.js';
@@ -60,7 +61,8 @@ function invalidity(s: SpanMessage, startUs: number, endUs: number): string | nu
   return null;
 }
 
-export function convertTraces(input: SignalInput<SpanMessage>, samplingRate: number): TracesConversion {
+/** `store`: what the project's content policy lets be stored of recorded content (absent: everything, for tests of the conversion). */
+export function convertTraces(input: SignalInput<SpanMessage>, samplingRate: number, store?: ContentAccess): TracesConversion {
   const out: TracesConversion = { spans: [], events: [], sightings: [], rejected: 0, firstRejection: null, notAccepted: 0, firstNotAccepted: null, dropped: 0 };
   let lastAttrs: KeyValue[] | null = null;
   let resource: ResourceInfo = { serviceName: null, environment: null, json: '{}' };
@@ -70,7 +72,7 @@ export function convertTraces(input: SignalInput<SpanMessage>, samplingRate: num
   input.forEach((resourceAttrs, scopeName, s) => {
     if (resourceAttrs !== lastAttrs) {
       lastAttrs = resourceAttrs;
-      resource = { ...resourceIdentity(resourceAttrs), json: attributesJson(resourceAttrs) };
+      resource = { ...resourceIdentity(resourceAttrs), json: attributesJson(resourceAttrs, store) };
     }
     const startUs = nanosToUs(s.startTimeUnixNano);
     const endUs = nanosToUs(s.endTimeUnixNano);
@@ -113,7 +115,7 @@ export function convertTraces(input: SignalInput<SpanMessage>, samplingRate: num
         index: i,
         tsUs: ts > 0 ? ts : startUs, // an event without a time is placed at its span's start
         name,
-        attributes: attributesJson(eattrs),
+        attributes: attributesJson(eattrs, store),
         category: ed.category,
         contextKind: ed.context?.kind ?? null,
         contextDetail: ed.context ? JSON.stringify(ed.context.detail) : null,
@@ -134,7 +136,7 @@ export function convertTraces(input: SignalInput<SpanMessage>, samplingRate: num
       serviceName: resource.serviceName,
       environment: resource.environment,
       scopeName,
-      attributes: attributesJson(attrs),
+      attributes: attributesJson(attrs, store),
       resourceAttributes: resource.json,
       ...d,
       contextEvents,

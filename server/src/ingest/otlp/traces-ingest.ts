@@ -4,6 +4,7 @@ import type { SpansWriter } from '../../storage/telemetry/duckdb/spans-writer.js
 import { committedOr503, plural, type SignalOutcome } from './signal-ingest.js';
 import type { SignalInput, SpanMessage } from './signal-decode.js';
 import { convertTraces } from './traces-convert.js';
+import type { ContentAccess } from '../../domains/content-policy/access.js';
 import type { Credential } from '../../storage/telemetry/duckdb/spans-writer.js';
 
 export const TRACES_SAMPLING_DISABLED_MESSAGE = 'ingestion is disabled for this project (sampling_rate is 0); no spans were stored';
@@ -27,13 +28,15 @@ export async function ingestTraces(
   nowUs: number,
   /** Called after the commit with the observation keys of the batch's sightings (asset discovery). */
   onSightings?: (observationKeys: string[]) => void,
+  /** What the project's content policy lets be stored (one lookup per request). */
+  store?: ContentAccess,
 ): Promise<SignalOutcome> {
   if (project.samplingRate === 0) {
     let n = 0;
     input.forEach(() => void n++);
     return n > 0 ? { rejected: n, errorMessage: TRACES_SAMPLING_DISABLED_MESSAGE, stored: 0, dropped: 0 } : { rejected: 0, stored: 0, dropped: 0 };
   }
-  const c = convertTraces(input, project.samplingRate);
+  const c = convertTraces(input, project.samplingRate, store);
   let tombstoned = 0;
   if (c.spans.length > 0 || c.sightings.length > 0) {
     await committedOr503(async () => {

@@ -306,6 +306,9 @@ export interface ControlDatabase {
   review_signals: ReviewSignalsTable;
   notification_outbox: NotificationOutboxTable;
   jobs: JobsTable;
+  content_policies: ContentPoliciesTable;
+  content_retention: ContentRetentionTable;
+  content_policy_refusals: ContentPolicyRefusalsTable;
 }
 
 /** The agent inventory (added by 0008_assets). */
@@ -393,4 +396,37 @@ export interface NotificationOutboxTable {
   occurred_at: string;
   payload: string;
   delivered_at: string | null;
+}
+
+/** A project's content policy (domains/content-policy). Added by 0010_content_policies. */
+export interface ContentPoliciesTable {
+  project_id: string;
+  org_id: string;
+  /** The grid as JSON: {class: {boundary: decision}}. */
+  grid: string;
+  version: number;
+  updated_by_user_id: string | null;
+  updated_by_api_key_id: string | null;
+  updated_at: string;
+}
+
+export interface ContentRetentionTable {
+  project_id: string;
+  content_class: string;
+  org_id: string;
+  retention_days: number;
+  updated_by_user_id: string | null;
+  updated_by_api_key_id: string | null;
+  updated_at: string;
+}
+
+export interface ContentPolicyRefusalsTable {
+  project_id: string;
+  minute: string;
+  cell_key: string;
+  content_class: string;
+  boundary: string;
+  decider: string;
+  decision: string;
+  count: number | string | bigint;
 }

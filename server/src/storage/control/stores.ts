@@ -29,6 +29,8 @@ import { KyselyProjectStore } from './projects-store.js';
 import { KyselyQuarantineStore } from './quarantines-store.js';
 import { KyselySessionStore } from './sessions-store.js';
 import { KyselyUserStore } from './users-store.js';
+import type { ContentPolicyStore } from '../../domains/content-policy/store.js';
+import { KyselyContentPolicyStore } from './content-policies-store.js';
 
 export interface ControlStores {
   apiKeys: ApiKeyStore;
@@ -50,6 +52,8 @@ export interface ControlStores {
   outbox: OutboxStore;
   /** The background job queue (server/src/jobs/). */
   jobs: JobStore;
+  /** Content policies, retention windows and the refusal audit (domains/content-policy). */
+  contentPolicies: ContentPolicyStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -80,6 +84,7 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     reviewSignals: new KyselySignalStore(db),
     outbox: new KyselyOutboxStore(db),
     jobs: new KyselyJobStore(db, dialect),
+    contentPolicies: new KyselyContentPolicyStore(db),
   };
 }
 

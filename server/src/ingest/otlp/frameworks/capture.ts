@@ -9,6 +9,7 @@
  *   npx tsx server/src/ingest/otlp/frameworks/capture.ts            # every setup, each in its own process
  *   npx tsx server/src/ingest/otlp/frameworks/capture.ts ai-sdk     # one setup, in this process
  */
+import { allowAllContent } from '../../../testing/content-policy.js';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -35,7 +36,8 @@ async function captureOne(name: string): Promise<void> {
   const t = await testApp();
   try {
     const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const { key } = await projectWithKey(t, ['ingest:write', 'traces:read', 'agents:content:read'], `capture-${name}`);
+    const { key, projectId } = await projectWithKey(t, ['ingest:write', 'traces:read', 'agents:content:read'], `capture-${name}`);
+    await allowAllContent(t, projectId);
     const run = await runSetup(setup, { base, key });
     const traces = [];
     for (const id of run.traceIds) traces.push(await readTrace(base, key, id));

@@ -5,6 +5,7 @@
  * content withheld from a reader without agents:content:read, and what the convention layer makes of it
  * (the run, its steps' operations, tools and costs, or no run).
  */
+import { allowAllContent } from '../../../testing/content-policy.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +55,7 @@ export function describeFramework(name: string, want: FrameworkExpectations): vo
 
     it('the trace is stored as emitted: span tree, names, scopes, the attributes of fixtures/<setup>.json (a tool loop of two model calls)', async () => {
       const { key, projectId } = await projectWithKey(t, ['ingest:write', 'traces:read', 'agents:read', 'agents:content:read', 'llm:read', 'llm:write'], `fw-${name}`);
+      await allowAllContent(t, projectId);
       const run = await runSetup(setup, { base, key });
 
       // The framework really drove the two-step tool loop against the model server.
