@@ -38,6 +38,8 @@ import { LogsWriter } from './storage/telemetry/duckdb/logs-writer.js';
 import { SpansWriter } from './storage/telemetry/duckdb/spans-writer.js';
 import type { TelemetryDb } from './storage/telemetry/duckdb/open.js';
 import { deleteProjectTelemetry } from './storage/telemetry/duckdb/project-data.js';
+import { MemoryLabelService } from './domains/memory/service.js';
+import { DuckDbMemoryQuery } from './storage/telemetry/duckdb/memory-query.js';
 
 export interface AppContext {
   config: Config;
@@ -90,6 +92,8 @@ export interface AppContext {
    * `enqueue` or `schedule` work; main.ts starts the poll loop, the app's close stops it (docs/jobs.md).
    */
   jobs: JobService;
+  /** Memory item labels (revisions, POISONED_MEMORY_ITEM signals) and the propagation read (issue 11). */
+  memory: MemoryLabelService;
 }
 
 export function buildContext(opts: {
@@ -181,6 +185,8 @@ export function buildContext(opts: {
     // asset-targeted containment marks the asset while active.
     quarantines,
     jobs,
+    // Labels raise and clear their signals through the signal service; propagation reads the recorded memory steps.
+    memory: new MemoryLabelService(opts.control, new DuckDbMemoryQuery(opts.telemetry), signals, clock, ids),
   };
 }
 

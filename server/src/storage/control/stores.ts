@@ -29,6 +29,8 @@ import { KyselyProjectStore } from './projects-store.js';
 import { KyselyQuarantineStore } from './quarantines-store.js';
 import { KyselySessionStore } from './sessions-store.js';
 import { KyselyUserStore } from './users-store.js';
+import type { MemoryLabelStore } from '../../domains/memory/store.js';
+import { KyselyMemoryLabelStore } from './memory-labels-store.js';
 
 export interface ControlStores {
   apiKeys: ApiKeyStore;
@@ -50,6 +52,8 @@ export interface ControlStores {
   outbox: OutboxStore;
   /** The background job queue (server/src/jobs/). */
   jobs: JobStore;
+  /** Memory item labels and their revisions (docs/memory.md). */
+  memoryLabels: MemoryLabelStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -80,6 +84,7 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     reviewSignals: new KyselySignalStore(db),
     outbox: new KyselyOutboxStore(db),
     jobs: new KyselyJobStore(db, dialect),
+    memoryLabels: new KyselyMemoryLabelStore(db),
   };
 }
 
