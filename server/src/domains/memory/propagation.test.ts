@@ -133,55 +133,36 @@ describe('GET /memory-items/{itemKey}/propagation', () => {
     expect(signal).toMatchObject({ subject_ref: 'doc-7', asset_id: writer!.id, status: 'REVIEW_SIGNAL_STATUS_RESOLVED' });
 
     const body = await p.propagation('doc-7');
-    const traceOf = (s: Span) => s.spanContext().traceId;
     const unlabeled = { label_state: 'MEMORY_LABEL_STATE_UNLABELED', label_in_force: null, label_revision: null, label_id: null, label_in_force_since: null };
+    /** The entry of a step of a run of this test: session, turn and run from the run, id and time from the SDK. */
+    const entry = (r: typeof r1, i: number, session: string, turn: string, rest: Record<string, unknown>) => ({
+      session_key: session,
+      turn_id: turn,
+      run_id: r.root.spanContext().traceId,
+      trace_id: r.root.spanContext().traceId,
+      span_id: r.steps[i].spanContext().spanId,
+      occurred_at: at(r.steps[i]),
+      store: 'vec',
+      item_provenance: null,
+      declared_trust_label: null,
+      ...unlabeled,
+      ...rest,
+    });
+    const search = 'CANONICAL_OPERATION_SEARCH_MEMORY';
     expect(body).toEqual({
       memory_item_key: 'doc-7',
       project_id: p.projectId,
       entries: [
-        {
-          session_key: 'conv-a',
-          turn_id: 'turn-1',
-          run_id: traceOf(r1.root),
-          trace_id: traceOf(r1.root),
-          span_id: r1.steps[0].spanContext().spanId,
-          occurred_at: at(r1.steps[0]),
-          canonical_operation: 'CANONICAL_OPERATION_UPSERT_MEMORY',
-          store: 'vec',
-          item_provenance: 'tool_output',
-          declared_trust_label: S,
-          ...unlabeled,
-        },
-        {
-          session_key: 'conv-a',
-          turn_id: 'turn-1',
-          run_id: traceOf(r1.root),
-          trace_id: traceOf(r1.root),
-          span_id: r1.steps[1].spanContext().spanId,
-          occurred_at: at(r1.steps[1]),
-          canonical_operation: 'CANONICAL_OPERATION_SEARCH_MEMORY',
-          store: 'vec',
-          item_provenance: null,
-          declared_trust_label: null,
-          ...unlabeled,
-        },
-        {
-          session_key: 'conv-b',
-          turn_id: 'turn-9',
-          run_id: traceOf(r2.root),
-          trace_id: traceOf(r2.root),
-          span_id: r2.steps[0].spanContext().spanId,
-          occurred_at: at(r2.steps[0]),
-          canonical_operation: 'CANONICAL_OPERATION_SEARCH_MEMORY',
-          store: 'vec',
-          item_provenance: null,
-          declared_trust_label: null,
+        entry(r1, 0, 'conv-a', 'turn-1', { canonical_operation: 'CANONICAL_OPERATION_UPSERT_MEMORY', item_provenance: 'tool_output', declared_trust_label: S }),
+        entry(r1, 1, 'conv-a', 'turn-1', { canonical_operation: search }),
+        entry(r2, 0, 'conv-b', 'turn-9', {
+          canonical_operation: search,
           label_state: 'MEMORY_LABEL_STATE_LABELED',
           label_in_force: Q,
           label_revision: 1,
           label_id: quarantined.id,
           label_in_force_since: quarantined.labeled_at,
-        },
+        }),
       ],
       distinct_session_count: 2,
       current_label: T,

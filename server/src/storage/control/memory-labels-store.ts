@@ -65,27 +65,18 @@ export class KyselyMemoryLabelStore implements MemoryLabelStore {
       .execute();
   }
 
+  /** The revisions of one item. */
+  private ofItem(projectId: string, itemKey: string) {
+    return this.db.selectFrom('memory_labels').selectAll().where('project_id', '=', projectId).where('item_key', '=', itemKey);
+  }
+
   async current(projectId: string, itemKey: string) {
-    const r = await this.db
-      .selectFrom('memory_labels')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .where('item_key', '=', itemKey)
-      .orderBy('revision', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    const r = await this.ofItem(projectId, itemKey).orderBy('revision', 'desc').limit(1).executeTakeFirst();
     return r && toLabel(r);
   }
 
   async history(projectId: string, itemKey: string) {
-    const rows = await this.db
-      .selectFrom('memory_labels')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .where('item_key', '=', itemKey)
-      .orderBy('revision', 'asc')
-      .execute();
-    return rows.map(toLabel);
+    return (await this.ofItem(projectId, itemKey).orderBy('revision', 'asc').execute()).map(toLabel);
   }
 
   async list(f: MemoryLabelFilter, opts: { after?: MemoryLabelPosition; limit: number }) {
