@@ -13,6 +13,7 @@ import { registerMembers } from './commands/members.js';
 import { registerMetrics } from './commands/metrics.js';
 import { registerProjects } from './commands/projects.js';
 import { registerQuarantines } from './commands/quarantines.js';
+import { registerMemory } from './commands/memory.js';
 import { registerFleet } from './commands/fleet.js';
 import { registerTraces } from './commands/traces.js';
 import { registerContentPolicy } from './commands/content-policy.js';
@@ -74,6 +75,7 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
   registerAgentRuns(program, ctx);
   registerAgentSessions(program, ctx);
   registerAssets(program, ctx);
+  registerMemory(program, ctx);
   registerTraces(program, ctx);
   registerLogs(program, ctx);
   registerConfig(program, ctx);

@@ -39,6 +39,7 @@ import { contentPolicyRoutes } from './domains/content-policy/routes.js';
 import { fleetRoutes } from './domains/fleet/routes.js';
 import { assetRoutes } from './domains/assets/routes.js';
 import { signalRoutes } from './domains/assets/signals-routes.js';
+import { memoryRoutes } from './domains/memory/routes.js';
 
 export { API_PREFIX };
 
@@ -123,6 +124,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       assetRoutes(api, ctx);
       signalRoutes(api, ctx);
       contentPolicyRoutes(api, ctx);
+      memoryRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

@@ -39,6 +39,8 @@ import { SpansWriter } from './storage/telemetry/duckdb/spans-writer.js';
 import type { TelemetryDb } from './storage/telemetry/duckdb/open.js';
 import { deleteProjectTelemetry } from './storage/telemetry/duckdb/project-data.js';
 import { ContentPolicyService } from './domains/content-policy/service.js';
+import { MemoryLabelService } from './domains/memory/service.js';
+import { DuckDbMemoryQuery } from './storage/telemetry/duckdb/memory-query.js';
 
 export interface AppContext {
   config: Config;
@@ -93,6 +95,8 @@ export interface AppContext {
   jobs: JobService;
   /** Content policies and retention windows (`/content-policies`): the decisions of every content boundary (store, read, export, judge transfer) and the refusal audit. */
   contentPolicy: ContentPolicyService;
+  /** Memory item labels (revisions, POISONED_MEMORY_ITEM signals) and the propagation read (issue 11). */
+  memory: MemoryLabelService;
 }
 
 export function buildContext(opts: {
@@ -188,6 +192,8 @@ export function buildContext(opts: {
     quarantines,
     jobs,
     contentPolicy,
+    // Labels raise and clear their signals through the signal service; propagation reads the recorded memory steps.
+    memory: new MemoryLabelService(opts.control, new DuckDbMemoryQuery(opts.telemetry), signals, clock, ids),
   };
 }
 

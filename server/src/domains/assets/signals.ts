@@ -183,10 +183,20 @@ export class SignalService {
 
   /** Auto-clear: resolves the active signals of these kinds about the asset, each notified once. */
   async clearOfAsset(tx: ControlStores, assetId: string, kinds: SignalKind[], code: string, by: string, at: string) {
-    for (const s of await tx.reviewSignals.activeOfAsset(assetId, kinds)) {
-      const next: SignalRecord = { ...s, status: 'REVIEW_SIGNAL_STATUS_RESOLVED', resolvedBy: by, resolvedAt: at, resolutionCode: code };
-      if (await tx.reviewSignals.transition(next, ACTIVE_STATUSES)) await this.notify(tx, next, 'resolved', at);
-    }
+    for (const s of await tx.reviewSignals.activeOfAsset(assetId, kinds)) await this.resolve(tx, s, code, by, at);
+  }
+
+  /** Auto-clear of the one signal of a dedup key (a memory item labelled trusted again); true when it was active and is now resolved (notified once). */
+  async clearByDedup(tx: ControlStores, projectId: string, dedupKey: string, code: string, by: string, at: string): Promise<boolean> {
+    const s = await tx.reviewSignals.findByDedup(projectId, dedupKey);
+    return s !== undefined && ACTIVE_STATUSES.includes(s.status) && (await this.resolve(tx, s, code, by, at));
+  }
+
+  private async resolve(tx: ControlStores, s: SignalRecord, code: string, by: string, at: string): Promise<boolean> {
+    const next: SignalRecord = { ...s, status: 'REVIEW_SIGNAL_STATUS_RESOLVED', resolvedBy: by, resolvedAt: at, resolutionCode: code };
+    if (!(await tx.reviewSignals.transition(next, ACTIVE_STATUSES))) return false;
+    await this.notify(tx, next, 'resolved', at);
+    return true;
   }
 
   private async notify(tx: ControlStores, s: SignalRecord, event: OutboxEvent, at: string) {

@@ -309,6 +309,8 @@ export interface ControlDatabase {
   content_policies: ContentPoliciesTable;
   content_retention: ContentRetentionTable;
   content_policy_refusals: ContentPolicyRefusalsTable;
+  memory_items: MemoryItemsTable;
+  memory_labels: MemoryLabelsTable;
 }
 
 /** The agent inventory (added by 0008_assets). */
@@ -429,4 +431,30 @@ export interface ContentPolicyRefusalsTable {
   decider: string;
   decision: string;
   count: number | string | bigint;
+}
+
+/** The write lock and head of a labelled memory item (added by 0011_memory_labels). */
+export interface MemoryItemsTable {
+  project_id: string;
+  item_key: string;
+  org_id: string;
+  revision: number;
+  /** Revision of the newest `trusted` label; 0 when none. */
+  trusted_revision: number;
+  labeled_at: string | null;
+}
+
+/** Every revision of a memory item's label (added by 0011_memory_labels). */
+export interface MemoryLabelsTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  item_key: string;
+  revision: number;
+  label: string;
+  reason: string;
+  labeled_by: string;
+  labeled_at: string;
+  signal_opened: number;
+  signal_resolved: number;
 }

@@ -31,6 +31,8 @@ import { KyselySessionStore } from './sessions-store.js';
 import { KyselyUserStore } from './users-store.js';
 import type { ContentPolicyStore } from '../../domains/content-policy/store.js';
 import { KyselyContentPolicyStore } from './content-policies-store.js';
+import type { MemoryLabelStore } from '../../domains/memory/store.js';
+import { KyselyMemoryLabelStore } from './memory-labels-store.js';
 
 export interface ControlStores {
   apiKeys: ApiKeyStore;
@@ -54,6 +56,8 @@ export interface ControlStores {
   jobs: JobStore;
   /** Content policies, retention windows and the refusal audit (domains/content-policy). */
   contentPolicies: ContentPolicyStore;
+  /** Memory item labels and their revisions (docs/memory.md). */
+  memoryLabels: MemoryLabelStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -85,6 +89,7 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     outbox: new KyselyOutboxStore(db),
     jobs: new KyselyJobStore(db, dialect),
     contentPolicies: new KyselyContentPolicyStore(db),
+    memoryLabels: new KyselyMemoryLabelStore(db),
   };
 }
 

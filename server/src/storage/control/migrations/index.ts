@@ -4,6 +4,7 @@ import { migration as m0007 } from './0007_jobs.js';
 import { migration as m0008 } from './0008_assets.js';
 import { migration as m0009 } from './0009_quarantines.js';
 import { migration as m0010 } from './0010_content_policies.js';
+import { migration as m0011 } from './0011_memory_labels.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': {
@@ -234,6 +235,7 @@ const migrations: Record<string, Migration> = {
   '0008_assets': m0008,
   '0009_quarantines': m0009,
   '0010_content_policies': m0010,
+  '0011_memory_labels': m0011,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
