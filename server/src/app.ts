@@ -38,6 +38,8 @@ import { quarantineRoutes } from './domains/quarantines/routes.js';
 import { fleetRoutes } from './domains/fleet/routes.js';
 import { assetRoutes } from './domains/assets/routes.js';
 import { signalRoutes } from './domains/assets/signals-routes.js';
+import { receiptRoutes } from './domains/receipts/routes.js';
+import { authorityEdgeRoutes } from './domains/authority-edges/routes.js';
 
 export { API_PREFIX };
 
@@ -121,6 +123,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       fleetRoutes(api, ctx);
       assetRoutes(api, ctx);
       signalRoutes(api, ctx);
+      receiptRoutes(api, ctx);
+      authorityEdgeRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

@@ -38,6 +38,10 @@ import { LogsWriter } from './storage/telemetry/duckdb/logs-writer.js';
 import { SpansWriter } from './storage/telemetry/duckdb/spans-writer.js';
 import type { TelemetryDb } from './storage/telemetry/duckdb/open.js';
 import { deleteProjectTelemetry } from './storage/telemetry/duckdb/project-data.js';
+import { AuthorityEdgeService } from './domains/authority-edges/service.js';
+import { ReceiptChain } from './domains/receipts/chain.js';
+import type { ReceiptChainSource } from './domains/receipts/chain-source.js';
+import { ReceiptService } from './domains/receipts/service.js';
 
 export interface AppContext {
   config: Config;
@@ -90,6 +94,12 @@ export interface AppContext {
    * `enqueue` or `schedule` work; main.ts starts the poll loop, the app's close stops it (docs/jobs.md).
    */
   jobs: JobService;
+  /** Action receipts: mediated appends (inside a decision's transaction), reported ingest, reads (docs/receipts.md). */
+  receipts: ReceiptService;
+  /** The projects' receipt chains as the signing part reads them (checkpoints, proofs) and the verify route. */
+  receiptChain: ReceiptChainSource;
+  /** Authority edges: sightings from AUTHORIZED entries, list, revoke. */
+  authorityEdges: AuthorityEdgeService;
 }
 
 export function buildContext(opts: {
@@ -140,7 +150,10 @@ export function buildContext(opts: {
   };
   // A deleted project's live tails end with it.
   projects.onDelete(async (p) => logTail.endProject(p.id));
-  const quarantines = new QuarantineService(opts.control, targetResolver({ control: opts.control, agentRuns }, assetKeys.keysOf), clock, ids, assets, signals, assetKeys);
+  // Receipts: every AUTHORIZED entry exercises an authority edge; a revoked one raises a review signal.
+  const authorityEdges = new AuthorityEdgeService(opts.control, signals, clock, ids);
+  const receipts = new ReceiptService(opts.control, authorityEdges, clock, ids);
+  const quarantines = new QuarantineService(opts.control, targetResolver({ control: opts.control, agentRuns }, assetKeys.keysOf), clock, ids, assets, signals, assetKeys, receipts);
   const jobs = new JobService(opts.control, jobClock(clock), ids, opts.config.jobs);
   registerGovernanceJobs(jobs, opts.control, assets, signals, quarantines);
   return {
@@ -181,6 +194,9 @@ export function buildContext(opts: {
     // asset-targeted containment marks the asset while active.
     quarantines,
     jobs,
+    receipts,
+    receiptChain: new ReceiptChain(opts.control),
+    authorityEdges,
   };
 }
 

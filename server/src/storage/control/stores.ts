@@ -29,6 +29,10 @@ import { KyselyProjectStore } from './projects-store.js';
 import { KyselyQuarantineStore } from './quarantines-store.js';
 import { KyselySessionStore } from './sessions-store.js';
 import { KyselyUserStore } from './users-store.js';
+import type { ReceiptStore } from '../../domains/receipts/store.js';
+import type { AuthorityEdgeStore } from '../../domains/authority-edges/store.js';
+import { KyselyReceiptStore } from './receipts-store.js';
+import { KyselyAuthorityEdgeStore } from './authority-edges-store.js';
 
 export interface ControlStores {
   apiKeys: ApiKeyStore;
@@ -50,6 +54,9 @@ export interface ControlStores {
   outbox: OutboxStore;
   /** The background job queue (server/src/jobs/). */
   jobs: JobStore;
+  /** Action receipts, their chain, and authority edges (domains/receipts, domains/authority-edges). */
+  receipts: ReceiptStore;
+  authorityEdges: AuthorityEdgeStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -80,6 +87,8 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     reviewSignals: new KyselySignalStore(db),
     outbox: new KyselyOutboxStore(db),
     jobs: new KyselyJobStore(db, dialect),
+    receipts: new KyselyReceiptStore(db, dialect),
+    authorityEdges: new KyselyAuthorityEdgeStore(db),
   };
 }
 
