@@ -3,6 +3,9 @@ import type { ChainHead, EntryRecord, IngestRequestRecord, ReceiptFilter, Receip
 import type { ControlDb } from './open.js';
 import type { ActionReceiptsTable, ReceiptEntriesTable } from './schema.js';
 
+/** chain_seq is a 32-bit integer column in PostgreSQL: a wider bound is the same as this one. */
+const MAX_INT32 = 2_147_483_647;
+
 const list = (text: string): string[] => JSON.parse(text) as string[];
 
 export const toEntry = (r: ReceiptEntriesTable): EntryRecord => ({
@@ -164,7 +167,7 @@ export class KyselyReceiptStore implements ReceiptStore {
       .where('project_id', '=', projectId)
       .where('chain_id', '=', chainId)
       .where('chain_seq', '>=', fromSeq)
-      .where('chain_seq', '<', toSeq)
+      .where('chain_seq', '<', Math.min(toSeq, MAX_INT32))
       .orderBy('chain_seq');
     if (limit !== undefined) q = q.limit(limit);
     return (await q.execute()).map(toEntry);

@@ -31,8 +31,6 @@ export const migration: Migration = {
   async up(db: Kysely<any>) {
     for (const c of NEW_ENTRY_COLUMNS) await db.schema.alterTable('receipt_entries').addColumn(c, 'text').execute();
     await db.schema.alterTable('receipt_entries').addColumn('chain_seq', 'integer').execute();
-    // The state name of the containment's approval as the receipt vocabulary spells it.
-    await db.updateTable('receipt_entries').set({ state: 'RECEIPT_STATE_AUTHORIZED' }).where('state', '=', 'AUTHORIZED').execute();
 
     await db.schema
       .createTable('receipt_chains')
@@ -86,15 +84,19 @@ export const migration: Migration = {
     await db.schema.createIndex('authority_edges_list').on('authority_edges').columns(['org_id', 'project_id', 'created_at']).execute();
     await db.schema.createIndex('authority_edges_match').on('authority_edges').columns(['project_id', 'principal', 'tool', 'purpose']).execute();
 
-    await linkStoredEntries(db);
+    await upgradeStoredEntries(db);
     await db.schema.createIndex('receipt_entries_chain').on('receipt_entries').columns(['project_id', 'chain_id', 'chain_seq']).unique().execute();
     await db.schema.createIndex('receipt_entries_client_id').on('receipt_entries').columns(['project_id', 'action_id', 'entry_id']).unique().execute();
   },
 };
 
-/** Links the entries stored before the chain existed (recorded order, then action and seq) and folds their actions. */
-async function linkStoredEntries(db: Kysely<any>) {
-  const rows = await db.selectFrom('receipt_entries').selectAll().orderBy('project_id').orderBy('recorded_at').orderBy('action_id').orderBy('seq').execute();
+/**
+ * Entries stored before the chain existed (exported for its test): renames the approval's state as the
+ * receipt vocabulary spells it, links them in recorded order (then action and seq), and folds their actions.
+ */
+export async function upgradeStoredEntries(db: Kysely<any>) {
+  await db.updateTable('receipt_entries').set({ state: 'RECEIPT_STATE_AUTHORIZED' }).where('state', '=', 'AUTHORIZED').execute();
+  const rows = await db.selectFrom('receipt_entries').selectAll().where('chain_seq', 'is', null).orderBy('project_id').orderBy('recorded_at').orderBy('action_id').orderBy('seq').execute();
   const byProject = new Map<string, EntryRecord[]>();
   for (const r of rows) {
     const e = toEntry({ ...(r as ReceiptEntriesTable), chain_id: ACTIONS_CHAIN_ID, chain_seq: 0, prev_entry_sha256: '', entry_sha256: '', canonical: '' });
