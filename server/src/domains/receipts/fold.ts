@@ -18,37 +18,18 @@ import {
   EXECUTED_STATES,
   MEDIATED_POLICIES,
   NORMALIZER_VERSION,
-  type ReceiptAuthority,
   type ReceiptState,
   RECEIPT_STATES,
   REMEDIATION_STATES,
 } from './model.js';
-import type { EntryRecord, ReceiptRecord } from './store.js';
+import type { EntryRecord, ReceiptFold, ReceiptRecord } from './store.js';
 
 export type FoldEntry = Pick<
   EntryRecord,
   'seq' | 'state' | 'authority' | 'requesterPrincipal' | 'approverPrincipal' | 'effectClass' | 'destructive' | 'policyId' | 'policyVersion' | 'occurredAt' | 'runId'
 >;
 
-export interface Fold {
-  authority: ReceiptAuthority;
-  finalState: string;
-  remediation: string | null;
-  requesterPrincipal: string | null;
-  conflictingRequesterPrincipals: string[];
-  effectClass: EffectClass;
-  destructive: boolean;
-  approverPrincipal: string | null;
-  approvedAt: string | null;
-  policyId: string | null;
-  policyVersion: string | null;
-  conflictingPolicies: string[];
-  malformedPolicyRecords: string[];
-  /** The newest client time among the entries. */
-  occurredAt: string;
-  runId: string | null;
-  entryCount: number;
-}
+export type Fold = ReceiptFold;
 
 const isRemediation = (state: string) => (REMEDIATION_STATES as readonly string[]).includes(state);
 const wider = (a: EffectClass, b: EffectClass): EffectClass => (EFFECT_CLASSES.indexOf(b) > EFFECT_CLASSES.indexOf(a) ? b : a);
@@ -155,8 +136,6 @@ export const isReceiptState = (s: string): s is ReceiptState => (RECEIPT_STATES 
 
 /** The stored receipt of an action from all its entries (in any order; at least one). */
 export function receiptRecord(entries: readonly EntryRecord[], updatedAt: string): ReceiptRecord {
-  const f = fold(entries);
   const last = entries.reduce((a, b) => (b.chainSeq > a.chainSeq ? b : a));
-  const { entryCount, ...rest } = f;
-  return { ...rest, entryCount, orgId: last.orgId, projectId: last.projectId, actionId: last.actionId, chainId: last.chainId, normalizerVersion: NORMALIZER_VERSION, lastChainSeq: last.chainSeq, updatedAt };
+  return { ...fold(entries), orgId: last.orgId, projectId: last.projectId, actionId: last.actionId, chainId: last.chainId, normalizerVersion: NORMALIZER_VERSION, lastChainSeq: last.chainSeq, updatedAt };
 }

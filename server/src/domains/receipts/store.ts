@@ -41,12 +41,8 @@ export interface EntryRecord {
   canonical: string;
 }
 
-/** The fold of an action, kept beside its entries so lists can filter by it. */
-export interface ReceiptRecord {
-  orgId: string;
-  projectId: string;
-  actionId: string;
-  chainId: string;
+/** What the fold of an action's entries says (fold.ts). */
+export interface ReceiptFold {
   authority: ReceiptAuthority;
   finalState: string;
   remediation: string | null;
@@ -60,11 +56,19 @@ export interface ReceiptRecord {
   policyVersion: string | null;
   conflictingPolicies: string[];
   malformedPolicyRecords: string[];
-  normalizerVersion: number;
   /** The newest client time of its entries (lists are ordered by it). */
   occurredAt: string;
   runId: string | null;
   entryCount: number;
+}
+
+/** The fold of an action, kept beside its entries so lists can filter by it. */
+export interface ReceiptRecord extends ReceiptFold {
+  orgId: string;
+  projectId: string;
+  actionId: string;
+  chainId: string;
+  normalizerVersion: number;
   /** Chain position of its newest entry. */
   lastChainSeq: number;
   updatedAt: string;
