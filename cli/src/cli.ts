@@ -17,6 +17,7 @@ import { registerMemory } from './commands/memory.js';
 import { registerFleet } from './commands/fleet.js';
 import { registerTraces } from './commands/traces.js';
 import { registerContentPolicy } from './commands/content-policy.js';
+import { registerReceipts } from './commands/receipts.js';
 import { Context, type Io } from './context.js';
 import { CliError, ExitCode, usageError, withProjectHint } from './errors.js';
 import { nonEmpty } from './flags.js';
@@ -82,6 +83,7 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
   registerAgent(program, ctx);
   registerLogin(program, ctx);
   registerContentPolicy(program, ctx);
+  registerReceipts(program, ctx);
   program.addHelpText('after', CREDENTIALS_HELP);
   return { program, ctx, helpErr: () => errBuffer };
 }

@@ -40,6 +40,8 @@ import { fleetRoutes } from './domains/fleet/routes.js';
 import { assetRoutes } from './domains/assets/routes.js';
 import { signalRoutes } from './domains/assets/signals-routes.js';
 import { memoryRoutes } from './domains/memory/routes.js';
+import { receiptRoutes } from './domains/receipts/routes.js';
+import { authorityEdgeRoutes } from './domains/authority-edges/routes.js';
 
 export { API_PREFIX };
 
@@ -125,6 +127,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       signalRoutes(api, ctx);
       contentPolicyRoutes(api, ctx);
       memoryRoutes(api, ctx);
+      receiptRoutes(api, ctx);
+      authorityEdgeRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

@@ -41,6 +41,10 @@ import { deleteProjectTelemetry } from './storage/telemetry/duckdb/project-data.
 import { ContentPolicyService } from './domains/content-policy/service.js';
 import { MemoryLabelService } from './domains/memory/service.js';
 import { DuckDbMemoryQuery } from './storage/telemetry/duckdb/memory-query.js';
+import { AuthorityEdgeService } from './domains/authority-edges/service.js';
+import { ReceiptChain } from './domains/receipts/chain.js';
+import type { ReceiptChainSource } from './domains/receipts/chain-source.js';
+import { ReceiptService } from './domains/receipts/service.js';
 
 export interface AppContext {
   config: Config;
@@ -97,6 +101,12 @@ export interface AppContext {
   contentPolicy: ContentPolicyService;
   /** Memory item labels (revisions, POISONED_MEMORY_ITEM signals) and the propagation read (issue 11). */
   memory: MemoryLabelService;
+  /** Action receipts: mediated appends (inside a decision's transaction), reported ingest, reads (docs/receipts.md). */
+  receipts: ReceiptService;
+  /** The projects' receipt chains as the signing part reads them (checkpoints, proofs) and the verify route. */
+  receiptChain: ReceiptChainSource;
+  /** Authority edges: sightings from AUTHORIZED entries, list, revoke. */
+  authorityEdges: AuthorityEdgeService;
 }
 
 export function buildContext(opts: {
@@ -150,7 +160,10 @@ export function buildContext(opts: {
   };
   // A deleted project's live tails end with it.
   projects.onDelete(async (p) => logTail.endProject(p.id));
-  const quarantines = new QuarantineService(opts.control, targetResolver({ control: opts.control, agentRuns }, assetKeys.keysOf), clock, ids, assets, signals, assetKeys);
+  // Receipts: every AUTHORIZED entry exercises an authority edge; a revoked one raises a review signal.
+  const authorityEdges = new AuthorityEdgeService(opts.control, signals, clock, ids);
+  const receipts = new ReceiptService(opts.control, authorityEdges, clock, ids);
+  const quarantines = new QuarantineService(opts.control, targetResolver({ control: opts.control, agentRuns }, assetKeys.keysOf), clock, ids, assets, signals, assetKeys, receipts);
   const jobs = new JobService(opts.control, jobClock(clock), ids, opts.config.jobs);
   registerGovernanceJobs(jobs, opts.control, assets, signals, quarantines);
   return {
@@ -194,6 +207,9 @@ export function buildContext(opts: {
     contentPolicy,
     // Labels raise and clear their signals through the signal service; propagation reads the recorded memory steps.
     memory: new MemoryLabelService(opts.control, new DuckDbMemoryQuery(opts.telemetry), signals, clock, ids),
+    receipts,
+    receiptChain: new ReceiptChain(opts.control),
+    authorityEdges,
   };
 }
 

@@ -1,4 +1,5 @@
 /** The agent reads (spec 1 "AI execution"; spec 2 "Agent events and receipts", "Attribution entry"); rules in service.ts. */
+import { receiptView } from '../receipts/views.js';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
@@ -50,7 +51,12 @@ export function agentRunRoutes(base: FastifyInstance, ctx: AppContext) {
       config: read,
       schema: { operationId: 'getAgentRunGraph', summary: 'the graph of an agent run', tags, params: RunParams, querystring: ProjectQuery, response: { 200: RunGraphResponse, ...errors(400, 401, 403, 404, 429) } },
     },
-    async (req) => ctx.agentRuns.graph((await project(req)).id, req.params.run_id),
+    async (req) => {
+      const { id } = await project(req);
+      const graph = await ctx.agentRuns.graph(id, req.params.run_id);
+      // The run's action receipts (reported entries name the run by its id).
+      return { ...graph, action_receipts: (await ctx.receipts.ofRun(id, req.params.run_id)).map(receiptView) };
+    },
   );
 
   app.get(

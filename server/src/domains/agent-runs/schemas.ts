@@ -1,4 +1,5 @@
 /** TypeBox schemas of the agent reads (docs/agent-model.md; spec 1 "AI execution", spec 2 "Agent events and receipts"). */
+import { ActionReceipt } from '../receipts/schemas.js';
 import { Type } from '@sinclair/typebox';
 import { PageQuery, NextCursorField } from '../../http/pagination.js';
 import { ProjectSelectorQuery, stringEnum } from '../../http/schemas.js';
@@ -140,7 +141,7 @@ export const RunGraphResponse = Type.Object({
     },
     { description: 'over the steps other than the root' },
   ),
-  action_receipts: Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'empty until action receipts are recorded' }),
+  action_receipts: Type.Array(ActionReceipt, { description: 'the receipts of actions whose entries name this run (run_id), newest client time first' }),
 });
 
 // ---- sessions and turns

@@ -183,18 +183,30 @@ describe('approve: pending -> active', () => {
     expect((await v.call(v.b.key, 'POST', `/quarantines/${foreign.id}/approve`)).statusCode).toBe(404);
   });
 
-  it('"writes receipt entries AUTHORIZED then QUARANTINED" (mediated, under agents:containment_approval@v1) and an authority edge', async () => {
+  it('"writes receipt entries AUTHORIZED then QUARANTINED": a folded mediated receipt under agents:containment_approval@v1, and an authority edge', async () => {
     const w = await world();
     const q = (await w.request(w.a.key, { api_key_id: w.agent.id, reason: 'x', action: 'revoke_credentials' })).json();
     await w.call(w.b.key, 'POST', `/quarantines/${q.id}/approve`);
-    const entries = await t.ctx.control.quarantines.receiptEntries(w.projectId, q.id);
-    expect(entries.map((e) => [e.seq, e.state, e.authority, e.policyId, e.policyVersion, e.destructive])).toEqual([
-      [1, 'AUTHORIZED', 'RECEIPT_AUTHORITY_MEDIATED', 'agents:containment_approval', 'v1', true],
-      [2, 'RECEIPT_STATE_QUARANTINED', 'RECEIPT_AUTHORITY_MEDIATED', 'agents:containment_approval', 'v1', true],
+    const r = await w.call(w.a.key, 'GET', `/action-receipts/${q.id}?project_id=${w.projectId}`);
+    expect(r.statusCode, r.body).toBe(200);
+    const receipt = r.json();
+    expect(receipt).toMatchObject({
+      authority: 'RECEIPT_AUTHORITY_MEDIATED',
+      final_state: 'RECEIPT_STATE_QUARANTINED',
+      policy_id: 'agents:containment_approval',
+      policy_version: 'v1',
+      requester_principal: `user:${w.alice.userId}`,
+      approver_principal: `user:${w.bob.userId}`,
+      destructive: true,
+      effect_class: 'EFFECT_CLASS_INTERNAL',
+    });
+    expect(receipt.entries.map((e: Obj) => [e.seq, e.state, e.authority, `${e.policy_id}@${e.policy_version}`])).toEqual([
+      [1, 'RECEIPT_STATE_AUTHORIZED', 'RECEIPT_AUTHORITY_MEDIATED', 'agents:containment_approval@v1'],
+      [2, 'RECEIPT_STATE_QUARANTINED', 'RECEIPT_AUTHORITY_MEDIATED', 'agents:containment_approval@v1'],
     ]);
-    expect(entries[0]).toMatchObject({ requesterPrincipal: `user:${w.alice.userId}`, approverPrincipal: `user:${w.bob.userId}` });
-    expect(await t.ctx.control.quarantines.authorityEdges(w.projectId, q.id)).toEqual([
-      expect.objectContaining({ principal: `user:${w.bob.userId}`, tool: 'quarantine', purpose: 'containment:revoke_credentials' }),
+    const edges = (await w.call(w.a.key, 'GET', `/authority-edges?project_id=${w.projectId}`)).json().authority_edges;
+    expect(edges).toEqual([
+      expect.objectContaining({ from_principal: `user:${w.bob.userId}`, tool: 'quarantine', purpose: 'containment:revoke_credentials', source_kind: 'quarantine', source_id: q.id }),
     ]);
   });
 
@@ -247,7 +259,7 @@ describe('approve: pending -> active', () => {
     const q = (await w.request(w.a.key, { api_key_id: w.agent.id, reason: 'x' })).json();
     const rs = await Promise.all(Array.from({ length: 5 }, () => w.call(w.b.key, 'POST', `/quarantines/${q.id}/approve`)));
     expect(rs.map((r) => r.statusCode).sort()).toEqual([200, 400, 400, 400, 400]);
-    expect((await t.ctx.control.quarantines.receiptEntries(w.projectId, q.id)).length).toBe(2);
+    expect((await t.ctx.control.receipts.entriesOf(w.projectId, [q.id])).length).toBe(2);
   });
 });
 

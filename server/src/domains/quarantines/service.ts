@@ -17,7 +17,7 @@ import type { AppContext } from '../../context.js';
 import { conflict, invalidRequest, notFound, permissionDenied } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
 import type { Clock, IdGenerator } from '../../lib/clock.js';
-import type { ControlStore } from '../../storage/control/stores.js';
+import type { ControlStore, ControlStores } from '../../storage/control/stores.js';
 import type { ProjectRecord } from '../projects/store.js';
 import {
   CONTAINMENT_POLICY,
@@ -29,7 +29,8 @@ import {
   type QuarantineStatus,
   type TargetKind,
 } from './model.js';
-import type { Actor, CredentialOutcome, QuarantineRecord, ReceiptEntryRecord } from './store.js';
+import type { MediatedInput } from '../receipts/service.js';
+import type { Actor, CredentialOutcome, QuarantineRecord } from './store.js';
 
 export const REQUEST = 'quarantine:request';
 export const APPROVE = 'quarantine:approve';
@@ -89,6 +90,11 @@ export interface KilledCredentialSignals {
   ): Promise<number>;
 }
 
+/** The receipt part: mediated entries appended inside the approval's transaction (domains/receipts). */
+export interface MediatedReceipts {
+  appendMediated(tx: ControlStores, input: MediatedInput): Promise<unknown>;
+}
+
 /** The asset an observation key maps to, and the observation keys of an asset. */
 export interface AssetKeys {
   keysOf(orgId: string, projectId: string, assetId: string): Promise<string[] | undefined>;
@@ -104,6 +110,7 @@ export class QuarantineService {
     private readonly assets?: AssetMarks,
     private readonly signals?: KilledCredentialSignals,
     private readonly assetKeys?: AssetKeys,
+    private readonly receipts?: MediatedReceipts,
   ) {}
 
   /**
@@ -226,18 +233,7 @@ export class QuarantineService {
           enforcedAt: now,
           releasedAt: null,
         });
-      await tx.quarantines.appendReceiptEntries(this.receiptEntries(q, by, now));
-      await tx.quarantines.insertAuthorityEdge({
-        id: this.ids.uuid(),
-        orgId: q.orgId,
-        projectId: q.projectId,
-        principal: identityOf(by),
-        tool: 'quarantine',
-        purpose: `containment:${q.action}`,
-        sourceKind: 'quarantine',
-        sourceId: q.id,
-        createdAt: now,
-      });
+      await this.receipts?.appendMediated(tx, this.receiptEntries(q, by, now));
       return true;
     });
     if (!won) throw wrongState((await this.get(p, id)), 'approve', 'pending');
@@ -316,27 +312,29 @@ export class QuarantineService {
     return this.store.quarantines.outcomes(ids);
   }
 
-  /** AUTHORIZED (the second person's approval under the containment policy) then QUARANTINED. */
-  private receiptEntries(q: QuarantineRecord, approver: Actor, at: string): ReceiptEntryRecord[] {
+  /**
+   * AUTHORIZED (the second person's approval under the containment policy; it exercises the approver's
+   * authority edge through the tool `quarantine` for the purpose `containment:<action>`) then QUARANTINED.
+   */
+  private receiptEntries(q: QuarantineRecord, approver: Actor, at: string): MediatedInput {
     const common = {
-      orgId: q.orgId,
-      projectId: q.projectId,
-      actionId: q.id,
-      authority: 'RECEIPT_AUTHORITY_MEDIATED' as const,
       requesterPrincipal: identityOf(q.requestedBy),
       effectClass: 'EFFECT_CLASS_INTERNAL' as const,
       destructive: q.action !== 'freeze_writes',
-      policyId: CONTAINMENT_POLICY.id,
-      policyVersion: CONTAINMENT_POLICY.version,
       occurredAt: at,
-      recordedAt: at,
-      subjectKind: q.targetKind,
-      subjectId: q.target,
     };
-    return [
-      { ...common, id: this.ids.uuid(), seq: 1, state: 'AUTHORIZED', approverPrincipal: identityOf(approver) },
-      { ...common, id: this.ids.uuid(), seq: 2, state: 'RECEIPT_STATE_QUARANTINED', approverPrincipal: null },
-    ];
+    return {
+      orgId: q.orgId,
+      projectId: q.projectId,
+      actionId: q.id,
+      policy: CONTAINMENT_POLICY,
+      subject: { kind: q.targetKind, id: q.target },
+      source: 'quarantine',
+      entries: [
+        { ...common, state: 'RECEIPT_STATE_AUTHORIZED', approverPrincipal: identityOf(approver), tool: 'quarantine', purpose: `containment:${q.action}` },
+        { ...common, state: 'RECEIPT_STATE_QUARANTINED' },
+      ],
+    };
   }
 }
 

@@ -1,4 +1,4 @@
-/** Storage port of containments, their per-credential outcomes, and the receipt entries and authority edge an approval writes. */
+/** Storage port of containments and their per-credential outcomes (an approval's receipt entries and authority edge go through domains/receipts). */
 import type { CredentialEffect, EnforcementState, QuarantineAction, QuarantineStatus, TargetKind } from './model.js';
 
 export interface Actor {
@@ -40,38 +40,6 @@ export interface CredentialOutcome {
   releasedAt: string | null;
 }
 
-export interface ReceiptEntryRecord {
-  id: string;
-  orgId: string;
-  projectId: string;
-  actionId: string;
-  seq: number;
-  state: string;
-  authority: 'RECEIPT_AUTHORITY_MEDIATED' | 'RECEIPT_AUTHORITY_REPORTED';
-  requesterPrincipal: string | null;
-  approverPrincipal: string | null;
-  effectClass: 'EFFECT_CLASS_NONE' | 'EFFECT_CLASS_INTERNAL' | 'EFFECT_CLASS_EXTERNAL';
-  destructive: boolean;
-  policyId: string | null;
-  policyVersion: string | null;
-  occurredAt: string;
-  recordedAt: string;
-  subjectKind: string;
-  subjectId: string;
-}
-
-export interface AuthorityEdgeRecord {
-  id: string;
-  orgId: string;
-  projectId: string;
-  principal: string;
-  tool: string;
-  purpose: string;
-  sourceKind: string;
-  sourceId: string;
-  createdAt: string;
-}
-
 export interface QuarantineListQuery {
   orgId: string;
   /** A project-bound caller sees its project only. */
@@ -106,8 +74,4 @@ export interface QuarantineStore {
   releaseHolds(quarantineId: string, at: string): Promise<string[]>;
   /** The other open (unreleased) freeze holds on these keys, by key. */
   otherHolds(apiKeyIds: string[], exceptQuarantineId: string): Promise<Set<string>>;
-  appendReceiptEntries(entries: ReceiptEntryRecord[]): Promise<void>;
-  receiptEntries(projectId: string, actionId: string): Promise<ReceiptEntryRecord[]>;
-  insertAuthorityEdge(e: AuthorityEdgeRecord): Promise<void>;
-  authorityEdges(projectId: string, sourceId: string): Promise<AuthorityEdgeRecord[]>;
 }

@@ -1,11 +1,9 @@
 import type {
   Actor,
-  AuthorityEdgeRecord,
   CredentialOutcome,
   QuarantineListQuery,
   QuarantineRecord,
   QuarantineStore,
-  ReceiptEntryRecord,
   Transition,
 } from '../../domains/quarantines/store.js';
 import type { CredentialEffect, EnforcementState, QuarantineAction, QuarantineStatus, TargetKind } from '../../domains/quarantines/model.js';
@@ -199,93 +197,5 @@ export class KyselyQuarantineStore implements QuarantineStore {
       .where('released_at', 'is', null)
       .execute();
     return new Set(rows.map((r) => r.api_key_id));
-  }
-
-  async appendReceiptEntries(entries: ReceiptEntryRecord[]) {
-    if (entries.length === 0) return;
-    await this.db
-      .insertInto('receipt_entries')
-      .values(
-        entries.map((e) => ({
-          id: e.id,
-          org_id: e.orgId,
-          project_id: e.projectId,
-          action_id: e.actionId,
-          seq: e.seq,
-          state: e.state,
-          authority: e.authority,
-          requester_principal: e.requesterPrincipal,
-          approver_principal: e.approverPrincipal,
-          effect_class: e.effectClass,
-          destructive: e.destructive ? 1 : 0,
-          policy_id: e.policyId,
-          policy_version: e.policyVersion,
-          occurred_at: e.occurredAt,
-          recorded_at: e.recordedAt,
-          subject_kind: e.subjectKind,
-          subject_id: e.subjectId,
-        })),
-      )
-      .execute();
-  }
-
-  async receiptEntries(projectId: string, actionId: string) {
-    const rows = await this.db.selectFrom('receipt_entries').selectAll().where('project_id', '=', projectId).where('action_id', '=', actionId).orderBy('seq').execute();
-    return rows.map((r) => ({
-      id: r.id,
-      orgId: r.org_id,
-      projectId: r.project_id,
-      actionId: r.action_id,
-      seq: Number(r.seq),
-      state: r.state,
-      authority: r.authority as ReceiptEntryRecord['authority'],
-      requesterPrincipal: r.requester_principal,
-      approverPrincipal: r.approver_principal,
-      effectClass: r.effect_class as ReceiptEntryRecord['effectClass'],
-      destructive: Number(r.destructive) === 1,
-      policyId: r.policy_id,
-      policyVersion: r.policy_version,
-      occurredAt: r.occurred_at,
-      recordedAt: r.recorded_at,
-      subjectKind: r.subject_kind,
-      subjectId: r.subject_id,
-    }));
-  }
-
-  async insertAuthorityEdge(e: AuthorityEdgeRecord) {
-    await this.db
-      .insertInto('authority_edges')
-      .values({
-        id: e.id,
-        org_id: e.orgId,
-        project_id: e.projectId,
-        principal: e.principal,
-        tool: e.tool,
-        purpose: e.purpose,
-        source_kind: e.sourceKind,
-        source_id: e.sourceId,
-        created_at: e.createdAt,
-        sighting_count: 1,
-        last_exercised_at: e.createdAt,
-        revoked_at: null,
-        revoked_by: null,
-        revoke_reason: null,
-      })
-      .execute();
-  }
-
-  async authorityEdges(projectId: string, sourceId: string) {
-    const rows = await this.db.selectFrom('authority_edges').selectAll().where('project_id', '=', projectId).where('source_id', '=', sourceId).execute();
-    return rows.map((r) => ({
-      id: r.id,
-      orgId: r.org_id,
-      projectId: r.project_id,
-      principal: r.principal,
-      tool: r.tool,
-      purpose: r.purpose,
-      sourceKind: r.source_kind,
-      sourceId: r.source_id,
-      createdAt: r.created_at,
-    }));
   }
 }

@@ -458,3 +458,77 @@ export interface MemoryLabelsTable {
   signal_opened: number;
   signal_resolved: number;
 }
+
+// ---- Action receipts, the receipt chain and authority edges (added by 0012_receipts)
+
+/** Columns 0012_receipts adds to receipt entries: the chain link and what reported entries carry. */
+export interface ReceiptEntriesTable {
+  chain_id: string;
+  /** Position in the project's chain, from 0 (unique per project and chain). */
+  chain_seq: number;
+  prev_entry_sha256: string;
+  entry_sha256: string;
+  /** The RFC 8785 bytes the digest is of. */
+  canonical: string;
+  reported_by: string | null;
+  run_id: string | null;
+  trace_id: string | null;
+  span_id: string | null;
+  tool: string | null;
+  purpose: string | null;
+  authority_edge_id: string | null;
+  /** The client's id of the entry: unique per (project, action). */
+  entry_id: string | null;
+}
+
+/** The head of a project's chain; its row lock serializes appends. */
+export interface ReceiptChainsTable {
+  project_id: string;
+  chain_id: string;
+  org_id: string;
+  size: number;
+  last_entry_sha256: string;
+  opened_at: string;
+}
+
+/** The fold of each action (kept so lists filter by it). */
+export interface ActionReceiptsTable {
+  org_id: string;
+  project_id: string;
+  action_id: string;
+  chain_id: string;
+  authority: string;
+  final_state: string;
+  remediation: string | null;
+  requester_principal: string | null;
+  conflicting_requester_principals: string; // JSON array
+  effect_class: string;
+  destructive: number; // 0 | 1
+  approver_principal: string | null;
+  approved_at: string | null;
+  policy_id: string | null;
+  policy_version: string | null;
+  conflicting_policies: string; // JSON array
+  malformed_policy_records: string; // JSON array
+  normalizer_version: number;
+  occurred_at: string;
+  run_id: string | null;
+  entry_count: number;
+  last_chain_seq: number;
+  updated_at: string;
+}
+
+/** Request ids of reported-receipt batches and the first answer. */
+export interface ReceiptIngestRequestsTable {
+  org_id: string;
+  request_id: string;
+  principal: string;
+  response: string;
+  created_at: string;
+}
+
+export interface ControlDatabase {
+  receipt_chains: ReceiptChainsTable;
+  action_receipts: ActionReceiptsTable;
+  receipt_ingest_requests: ReceiptIngestRequestsTable;
+}

@@ -33,6 +33,10 @@ import type { ContentPolicyStore } from '../../domains/content-policy/store.js';
 import { KyselyContentPolicyStore } from './content-policies-store.js';
 import type { MemoryLabelStore } from '../../domains/memory/store.js';
 import { KyselyMemoryLabelStore } from './memory-labels-store.js';
+import type { ReceiptStore } from '../../domains/receipts/store.js';
+import type { AuthorityEdgeStore } from '../../domains/authority-edges/store.js';
+import { KyselyReceiptStore } from './receipts-store.js';
+import { KyselyAuthorityEdgeStore } from './authority-edges-store.js';
 
 export interface ControlStores {
   apiKeys: ApiKeyStore;
@@ -58,6 +62,9 @@ export interface ControlStores {
   contentPolicies: ContentPolicyStore;
   /** Memory item labels and their revisions (docs/memory.md). */
   memoryLabels: MemoryLabelStore;
+  /** Action receipts, their chain, and authority edges (domains/receipts, domains/authority-edges). */
+  receipts: ReceiptStore;
+  authorityEdges: AuthorityEdgeStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -90,6 +97,8 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     jobs: new KyselyJobStore(db, dialect),
     contentPolicies: new KyselyContentPolicyStore(db),
     memoryLabels: new KyselyMemoryLabelStore(db),
+    receipts: new KyselyReceiptStore(db, dialect),
+    authorityEdges: new KyselyAuthorityEdgeStore(db),
   };
 }
 

@@ -5,6 +5,7 @@ import { migration as m0008 } from './0008_assets.js';
 import { migration as m0009 } from './0009_quarantines.js';
 import { migration as m0010 } from './0010_content_policies.js';
 import { migration as m0011 } from './0011_memory_labels.js';
+import { migration as m0012 } from './0012_receipts.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': {
@@ -236,6 +237,7 @@ const migrations: Record<string, Migration> = {
   '0009_quarantines': m0009,
   '0010_content_policies': m0010,
   '0011_memory_labels': m0011,
+  '0012_receipts': m0012,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
