@@ -15,6 +15,8 @@ import { registerProjects } from './commands/projects.js';
 import { registerQuarantines } from './commands/quarantines.js';
 import { registerFleet } from './commands/fleet.js';
 import { registerTraces } from './commands/traces.js';
+import { registerAbom } from './commands/abom.js';
+import { registerVerifyArtifact } from './commands/verify-artifact.js';
 import { Context, type Io } from './context.js';
 import { CliError, ExitCode, usageError, withProjectHint } from './errors.js';
 import { nonEmpty } from './flags.js';
@@ -78,6 +80,8 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
   registerConfig(program, ctx);
   registerAgent(program, ctx);
   registerLogin(program, ctx);
+  registerAbom(program, ctx);
+  registerVerifyArtifact(program, ctx);
   program.addHelpText('after', CREDENTIALS_HELP);
   return { program, ctx, helpErr: () => errBuffer };
 }

@@ -38,6 +38,10 @@ import { LogsWriter } from './storage/telemetry/duckdb/logs-writer.js';
 import { SpansWriter } from './storage/telemetry/duckdb/spans-writer.js';
 import type { TelemetryDb } from './storage/telemetry/duckdb/open.js';
 import { deleteProjectTelemetry } from './storage/telemetry/duckdb/project-data.js';
+// Signed artifacts: signing keys, bills of materials, deployments and their configuration (docs/signatures.md)
+import { sealingKey, SigningKeyService } from './domains/signing/keys.js';
+import { AbomService } from './domains/abom/service.js';
+import { DeploymentService } from './domains/deployments/service.js';
 
 export interface AppContext {
   config: Config;
@@ -90,6 +94,12 @@ export interface AppContext {
    * `enqueue` or `schedule` work; main.ts starts the poll loop, the app's close stops it (docs/jobs.md).
    */
   jobs: JobService;
+  /** The artifact signing keys (the ArtifactSigner of every signed artifact) and the published JWK Set. */
+  signing: SigningKeyService;
+  /** Signed bills of materials (`/abom-manifests`). */
+  abom: AbomService;
+  /** Deployments attested by a manifest and their configuration snapshots; the drift signals. */
+  deployments: DeploymentService;
 }
 
 export function buildContext(opts: {
@@ -143,6 +153,11 @@ export function buildContext(opts: {
   const quarantines = new QuarantineService(opts.control, targetResolver({ control: opts.control, agentRuns }, assetKeys.keysOf), clock, ids, assets, signals, assetKeys);
   const jobs = new JobService(opts.control, jobClock(clock), ids, opts.config.jobs);
   registerGovernanceJobs(jobs, opts.control, assets, signals, quarantines);
+  // Signed artifacts: one key set for the service, its private keys sealed under the key-hash secret.
+  const roleOf = (p: Parameters<MemberService['actingRole']>[0]) => members.actingRole(p);
+  const signing = new SigningKeyService(opts.control, clock, sealingKey(opts.config.keyHashSecret), roleOf);
+  const abom = new AbomService(opts.control, signing, clock, ids, roleOf);
+  const deployments = new DeploymentService(opts.control, abom, signals, clock, ids);
   return {
     config: opts.config,
     clock,
@@ -181,6 +196,9 @@ export function buildContext(opts: {
     // asset-targeted containment marks the asset while active.
     quarantines,
     jobs,
+    signing,
+    abom,
+    deployments,
   };
 }
 

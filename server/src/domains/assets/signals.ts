@@ -189,6 +189,16 @@ export class SignalService {
     }
   }
 
+  /** Auto-clear of the one signal of this dedup key, when still active (the drift kinds use it); notified once. */
+  async clearByDedup(tx: ControlStores, projectId: string, dedupKey: string, code: string, by: string, at: string): Promise<boolean> {
+    const s = await tx.reviewSignals.findByDedup(projectId, dedupKey);
+    if (!s || !ACTIVE_STATUSES.includes(s.status)) return false;
+    const next: SignalRecord = { ...s, status: 'REVIEW_SIGNAL_STATUS_RESOLVED', resolvedBy: by, resolvedAt: at, resolutionCode: code };
+    if (!(await tx.reviewSignals.transition(next, ACTIVE_STATUSES))) return false;
+    await this.notify(tx, next, 'resolved', at);
+    return true;
+  }
+
   private async notify(tx: ControlStores, s: SignalRecord, event: OutboxEvent, at: string) {
     this.lastSeq = Math.max(this.lastSeq + 1, this.clock.now().getTime() * 1000);
     await tx.outbox.append({

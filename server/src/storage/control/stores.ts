@@ -29,6 +29,13 @@ import { KyselyProjectStore } from './projects-store.js';
 import { KyselyQuarantineStore } from './quarantines-store.js';
 import { KyselySessionStore } from './sessions-store.js';
 import { KyselyUserStore } from './users-store.js';
+// 0013_signing: signing keys, bills of materials, deployments and configuration snapshots
+import type { SigningKeyStore } from '../../domains/signing/store.js';
+import type { ManifestStore } from '../../domains/abom/store.js';
+import type { DeploymentStore } from '../../domains/deployments/store.js';
+import { KyselySigningKeyStore } from './signing-keys-store.js';
+import { KyselyManifestStore } from './abom-store.js';
+import { KyselyDeploymentStore } from './deployments-store.js';
 
 export interface ControlStores {
   apiKeys: ApiKeyStore;
@@ -50,6 +57,10 @@ export interface ControlStores {
   outbox: OutboxStore;
   /** The background job queue (server/src/jobs/). */
   jobs: JobStore;
+  // 0013_signing
+  signingKeys: SigningKeyStore;
+  manifests: ManifestStore;
+  deployments: DeploymentStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -80,6 +91,10 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     reviewSignals: new KyselySignalStore(db),
     outbox: new KyselyOutboxStore(db),
     jobs: new KyselyJobStore(db, dialect),
+    // 0013_signing
+    signingKeys: new KyselySigningKeyStore(db),
+    manifests: new KyselyManifestStore(db),
+    deployments: new KyselyDeploymentStore(db),
   };
 }
 
