@@ -57,8 +57,8 @@ describe('svc verify-artifact', () => {
     const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'a' ? 'b' : 'a') + s.slice(i + 1);
     const otherKid = flip(kid, 0);
     // the checkpoint's bytes under the bill-of-materials domain: the signature was made for the other domain
-    const crossed = { ...CHECKPOINT, canonical_form: CHECKPOINT.canonical_form.replace('svc.receipt-checkpoint.v1', 'svc.abom.v1') };
-    crossed.manifest_sha256 = createHash('sha256').update(crossed.canonical_form).digest('hex');
+    const crossed: Record<string, unknown> = { ...CHECKPOINT, canonical_form: CHECKPOINT.canonical_form.replace('svc.receipt-checkpoint.v1', 'svc.abom.v1') };
+    crossed.manifest_sha256 = createHash('sha256').update(crossed.canonical_form as string).digest('hex');
     const cases: [string, unknown, string][] = [
       ['canonical', { ...ABOM, canonical_form: ABOM.canonical_form.replace('"prod"', '"prof"') }, 'digest_mismatch'],
       ['digest', { ...ABOM, manifest_sha256: flip(ABOM.manifest_sha256 as string, 3) }, 'digest_mismatch'],

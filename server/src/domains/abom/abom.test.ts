@@ -12,6 +12,7 @@ import { projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 import { addPerson, secondOrganization, signIn } from '../../testing/people.js';
 import { SIGNING_DOMAINS } from '../signing/byte-contract.js';
 import { ABOM_SCHEMA, ASSET_KINDS, abomCanonicalForm, type AbomMembers } from './model.js';
+import { type Json, projectWithAsset, sha256hex } from './testing.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -19,17 +20,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-type Json = Record<string, any>;
-const H = (c: string) => createHash('sha256').update(c).digest('hex');
-
-async function project() {
-  const p = await projectWithKey(t, ['agents:read', 'agents:write']);
-  const call = (method: 'GET' | 'POST', url: string, payload?: unknown, key: string | null = p.key) =>
-    t.call({ method, url: `/api/v1${url}`, key, ...(payload !== undefined ? { payload: payload as object } : {}) });
-  const asset = await call('POST', '/assets', { name: `bot-${Math.random()}` });
-  if (asset.statusCode !== 201) throw new Error(asset.body);
-  return { ...p, call, assetId: asset.json().id as string };
-}
+const H = sha256hex;
+const project = () => projectWithAsset(t);
 
 const COMPONENTS = [
   { kind: 'ASSET_KIND_TOOL', ref: 'search', version: '2', content_sha256: H('search'), declared_by: 'team-a' },

@@ -2,9 +2,9 @@
  * Deployments and configuration snapshots, and the drift review signals (spec 2 "Review signal" kinds
  * ABOM_DRIFT and CONFIG_UNREGISTERED; "The drift kinds clear when a matching configuration is registered").
  */
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectWithKey, testApp, type TestApp } from '../../testing/app.js';
+import { testApp, type TestApp } from '../../testing/app.js';
+import { type Json, projectWithAsset, sha256hex } from '../abom/testing.js';
 import { secondOrganization } from '../../testing/people.js';
 import { firstDrift } from './service.js';
 
@@ -14,22 +14,14 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-type Json = Record<string, any>;
-const H = (c: string) => createHash('sha256').update(c).digest('hex');
+const H = sha256hex;
 const MODEL = { kind: 'ASSET_KIND_MODEL', ref: 'gpt-x', version: '2026-01', content_sha256: H('model') };
 const TOOL = { kind: 'ASSET_KIND_TOOL', ref: 'search', version: '2', content_sha256: H('search') };
 const PROMPT = { kind: 'ASSET_KIND_PROMPT', ref: 'system', version: '', content_sha256: H('prompt') };
 
 async function project() {
-  const p = await projectWithKey(t, ['agents:read', 'agents:write']);
-  const call = (method: 'GET' | 'POST', url: string, payload?: unknown, key: string | null = p.key) =>
-    t.call({ method, url: `/api/v1${url}`, key, ...(payload !== undefined ? { payload: payload as object } : {}) });
-  const ok = async (method: 'GET' | 'POST', url: string, payload?: unknown) => {
-    const res = await call(method, url, payload);
-    if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
-    return res.json() as Json;
-  };
-  const assetId = (await ok('POST', '/assets', { name: `bot-${Math.random()}` })).id as string;
+  const p = await projectWithAsset(t);
+  const { call, ok, assetId } = p;
   const manifest = (extra: Json = {}) =>
     ok('POST', '/abom-manifests', {
       scope: { environment: 'prod' },
@@ -43,7 +35,7 @@ async function project() {
     ((await ok('GET', `/review-signals?status=REVIEW_SIGNAL_STATUS_OPEN,REVIEW_SIGNAL_STATUS_ACKNOWLEDGED,REVIEW_SIGNAL_STATUS_RESOLVED${kind ? `&kind=${kind}` : ''}`)).review_signals as Json[]);
   const deploy = async (manifestId: string, extra: Json = {}) => ok('POST', '/deployments', { asset_id: assetId, manifest_id: manifestId, environment: 'prod', ...extra });
   const register = (deploymentId: string, components: Json[]) => call('POST', '/config-snapshots', { deployment_id: deploymentId, components });
-  return { ...p, call, ok, assetId, manifest, signals, deploy, register };
+  return { ...p, manifest, signals, deploy, register };
 }
 
 const UNREG = 'REVIEW_SIGNAL_KIND_CONFIG_UNREGISTERED';
