@@ -18,6 +18,8 @@ import { registerFleet } from './commands/fleet.js';
 import { registerTraces } from './commands/traces.js';
 import { registerContentPolicy } from './commands/content-policy.js';
 import { registerReceipts } from './commands/receipts.js';
+import { registerAbom } from './commands/abom.js';
+import { registerVerifyArtifact } from './commands/verify-artifact.js';
 import { Context, type Io } from './context.js';
 import { CliError, ExitCode, usageError, withProjectHint } from './errors.js';
 import { nonEmpty } from './flags.js';
@@ -84,6 +86,8 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
   registerLogin(program, ctx);
   registerContentPolicy(program, ctx);
   registerReceipts(program, ctx);
+  registerAbom(program, ctx);
+  registerVerifyArtifact(program, ctx);
   program.addHelpText('after', CREDENTIALS_HELP);
   return { program, ctx, helpErr: () => errBuffer };
 }

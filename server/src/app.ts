@@ -42,6 +42,9 @@ import { signalRoutes } from './domains/assets/signals-routes.js';
 import { memoryRoutes } from './domains/memory/routes.js';
 import { receiptRoutes } from './domains/receipts/routes.js';
 import { authorityEdgeRoutes } from './domains/authority-edges/routes.js';
+import { jwksRoutes, signingKeyRoutes } from './domains/signing/routes.js';
+import { abomRoutes } from './domains/abom/routes.js';
+import { deploymentRoutes } from './domains/deployments/routes.js';
 
 export { API_PREFIX };
 
@@ -93,6 +96,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   healthRoutes(app, ctx);
   await otlpRoutes(app, ctx); // {ingest_url}/v1/metrics, at the root (not under /api/v1)
   await oauthRoutes(app, ctx); // /oauth/* and /.well-known/oauth-authorization-server, at the root
+  jwksRoutes(app, ctx); // /.well-known/svc-signing-keys.json, at the root
   await app.register(
     async (api) => {
       // REST bodies are JSON only: Fastify's built-in text/plain parser would let a text body through to validation.
@@ -129,6 +133,9 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       memoryRoutes(api, ctx);
       receiptRoutes(api, ctx);
       authorityEdgeRoutes(api, ctx);
+      signingKeyRoutes(api, ctx);
+      abomRoutes(api, ctx);
+      deploymentRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

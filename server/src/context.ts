@@ -45,6 +45,10 @@ import { AuthorityEdgeService } from './domains/authority-edges/service.js';
 import { ReceiptChain } from './domains/receipts/chain.js';
 import type { ReceiptChainSource } from './domains/receipts/chain-source.js';
 import { ReceiptService } from './domains/receipts/service.js';
+// Signed artifacts: signing keys, bills of materials, deployments and their configuration (docs/signatures.md)
+import { sealingKey, SigningKeyService } from './domains/signing/keys.js';
+import { AbomService } from './domains/abom/service.js';
+import { DeploymentService } from './domains/deployments/service.js';
 
 export interface AppContext {
   config: Config;
@@ -107,6 +111,12 @@ export interface AppContext {
   receiptChain: ReceiptChainSource;
   /** Authority edges: sightings from AUTHORIZED entries, list, revoke. */
   authorityEdges: AuthorityEdgeService;
+  /** The artifact signing keys (the ArtifactSigner of every signed artifact) and the published JWK Set. */
+  signing: SigningKeyService;
+  /** Signed bills of materials (`/abom-manifests`). */
+  abom: AbomService;
+  /** Deployments attested by a manifest and their configuration snapshots; the drift signals. */
+  deployments: DeploymentService;
 }
 
 export function buildContext(opts: {
@@ -166,6 +176,11 @@ export function buildContext(opts: {
   const quarantines = new QuarantineService(opts.control, targetResolver({ control: opts.control, agentRuns }, assetKeys.keysOf), clock, ids, assets, signals, assetKeys, receipts);
   const jobs = new JobService(opts.control, jobClock(clock), ids, opts.config.jobs);
   registerGovernanceJobs(jobs, opts.control, assets, signals, quarantines);
+  // Signed artifacts: one key set for the service, its private keys sealed under the key-hash secret.
+  const roleOf = (p: Parameters<MemberService['actingRole']>[0]) => members.actingRole(p);
+  const signing = new SigningKeyService(opts.control, clock, sealingKey(opts.config.keyHashSecret), roleOf);
+  const abom = new AbomService(opts.control, signing, clock, ids, roleOf);
+  const deployments = new DeploymentService(opts.control, abom, signals, clock, ids);
   return {
     config: opts.config,
     clock,
@@ -210,6 +225,9 @@ export function buildContext(opts: {
     receipts,
     receiptChain: new ReceiptChain(opts.control),
     authorityEdges,
+    signing,
+    abom,
+    deployments,
   };
 }
 

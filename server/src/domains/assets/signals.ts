@@ -186,7 +186,7 @@ export class SignalService {
     for (const s of await tx.reviewSignals.activeOfAsset(assetId, kinds)) await this.resolve(tx, s, code, by, at);
   }
 
-  /** Auto-clear of the one signal of a dedup key (a memory item labelled trusted again); true when it was active and is now resolved (notified once). */
+  /** Auto-clear of the one signal of a dedup key (a memory item labelled trusted again, a drift matched by a registered configuration); true when it was active and is now resolved (notified once). */
   async clearByDedup(tx: ControlStores, projectId: string, dedupKey: string, code: string, by: string, at: string): Promise<boolean> {
     const s = await tx.reviewSignals.findByDedup(projectId, dedupKey);
     return s !== undefined && ACTIVE_STATUSES.includes(s.status) && (await this.resolve(tx, s, code, by, at));

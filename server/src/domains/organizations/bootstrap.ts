@@ -10,7 +10,7 @@ import { keyPrefix, newKeySecret, plausibleKey } from '../api-keys/secret.js';
 import { MAX_EXPIRY_DAYS } from '../api-keys/service.js';
 import type { AuditService } from '../audit/service.js';
 
-const INITIALIZED = 'initialized_at';
+export const INITIALIZED = 'initialized_at';
 
 export interface BootstrapResult {
   created: boolean;

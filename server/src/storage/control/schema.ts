@@ -311,6 +311,11 @@ export interface ControlDatabase {
   content_policy_refusals: ContentPolicyRefusalsTable;
   memory_items: MemoryItemsTable;
   memory_labels: MemoryLabelsTable;
+  // 0013_signing
+  signing_keys: SigningKeysTable;
+  abom_manifests: AbomManifestsTable;
+  deployments: DeploymentsTable;
+  config_snapshots: ConfigSnapshotsTable;
 }
 
 /** The agent inventory (added by 0008_assets). */
@@ -531,4 +536,64 @@ export interface ControlDatabase {
   receipt_chains: ReceiptChainsTable;
   action_receipts: ActionReceiptsTable;
   receipt_ingest_requests: ReceiptIngestRequestsTable;
+}
+
+// ---- 0013_signing: artifact signing keys, bills of materials, deployments, configuration snapshots
+
+export interface SigningKeysTable {
+  kid: string;
+  /** Unpadded base64url of the raw 32-byte Ed25519 public key. */
+  public_x: string;
+  /** The private key, sealed (AES-256-GCM under a key derived from the key-hash secret). */
+  private_sealed: string;
+  /** 'current' on the one current key; NULL once retired. */
+  current_slot: string | null;
+  created_at: string;
+  created_by: string | null;
+  retired_at: string | null;
+  retired_by: string | null;
+}
+
+export interface AbomManifestsTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  asset_id: string;
+  canonical_form: string;
+  manifest_sha256: string;
+  signature: string;
+  signing_key_id: string;
+  created_at: string;
+  created_by: string | null;
+}
+
+export interface DeploymentsTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  asset_id: string;
+  manifest_id: string;
+  environment: string;
+  release: string | null;
+  config_state: string;
+  current_snapshot_id: string | null;
+  last_match_snapshot_id: string | null;
+  created_at: string;
+  created_by: string | null;
+  updated_at: string;
+}
+
+export interface ConfigSnapshotsTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  deployment_id: string;
+  /** JSON text of the registered components. */
+  components: string;
+  config_sha256: string;
+  matches: number;
+  /** JSON text of the first difference from the attesting manifest; NULL when it matches. */
+  drift: string | null;
+  registered_at: string;
+  registered_by: string | null;
 }

@@ -37,6 +37,13 @@ import type { ReceiptStore } from '../../domains/receipts/store.js';
 import type { AuthorityEdgeStore } from '../../domains/authority-edges/store.js';
 import { KyselyReceiptStore } from './receipts-store.js';
 import { KyselyAuthorityEdgeStore } from './authority-edges-store.js';
+// 0013_signing: signing keys, bills of materials, deployments and configuration snapshots
+import type { SigningKeyStore } from '../../domains/signing/store.js';
+import type { ManifestStore } from '../../domains/abom/store.js';
+import type { DeploymentStore } from '../../domains/deployments/store.js';
+import { KyselySigningKeyStore } from './signing-keys-store.js';
+import { KyselyManifestStore } from './abom-store.js';
+import { KyselyDeploymentStore } from './deployments-store.js';
 
 export interface ControlStores {
   apiKeys: ApiKeyStore;
@@ -65,6 +72,10 @@ export interface ControlStores {
   /** Action receipts, their chain, and authority edges (domains/receipts, domains/authority-edges). */
   receipts: ReceiptStore;
   authorityEdges: AuthorityEdgeStore;
+  // 0013_signing
+  signingKeys: SigningKeyStore;
+  manifests: ManifestStore;
+  deployments: DeploymentStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -99,6 +110,10 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     memoryLabels: new KyselyMemoryLabelStore(db),
     receipts: new KyselyReceiptStore(db, dialect),
     authorityEdges: new KyselyAuthorityEdgeStore(db),
+    // 0013_signing
+    signingKeys: new KyselySigningKeyStore(db),
+    manifests: new KyselyManifestStore(db),
+    deployments: new KyselyDeploymentStore(db),
   };
 }
 

@@ -6,6 +6,7 @@ import { migration as m0009 } from './0009_quarantines.js';
 import { migration as m0010 } from './0010_content_policies.js';
 import { migration as m0011 } from './0011_memory_labels.js';
 import { migration as m0012 } from './0012_receipts.js';
+import { migration as m0013 } from './0013_signing.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': {
@@ -238,6 +239,7 @@ const migrations: Record<string, Migration> = {
   '0010_content_policies': m0010,
   '0011_memory_labels': m0011,
   '0012_receipts': m0012,
+  '0013_signing': m0013,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
