@@ -38,6 +38,7 @@ import { quarantineRoutes } from './domains/quarantines/routes.js';
 import { fleetRoutes } from './domains/fleet/routes.js';
 import { assetRoutes } from './domains/assets/routes.js';
 import { signalRoutes } from './domains/assets/signals-routes.js';
+import { chainProofRoutes } from './domains/chain-proofs/routes.js';
 
 export { API_PREFIX };
 
@@ -121,6 +122,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       fleetRoutes(api, ctx);
       assetRoutes(api, ctx);
       signalRoutes(api, ctx);
+      chainProofRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

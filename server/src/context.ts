@@ -38,6 +38,10 @@ import { LogsWriter } from './storage/telemetry/duckdb/logs-writer.js';
 import { SpansWriter } from './storage/telemetry/duckdb/spans-writer.js';
 import type { TelemetryDb } from './storage/telemetry/duckdb/open.js';
 import { deleteProjectTelemetry } from './storage/telemetry/duckdb/project-data.js';
+import { ChainProofService } from './domains/chain-proofs/service.js';
+import { unwiredChainSource, unwiredSigner } from './domains/chain-proofs/unwired.js';
+import type { ReceiptChainSource } from './domains/receipts/chain-source.js';
+import type { ArtifactSigner } from './domains/signing/signer.js';
 
 export interface AppContext {
   config: Config;
@@ -90,6 +94,8 @@ export interface AppContext {
    * `enqueue` or `schedule` work; main.ts starts the poll loop, the app's close stops it (docs/jobs.md).
    */
   jobs: JobService;
+  /** Signed checkpoints and RFC 6962 tree heads of receipt chains, inclusion and consistency proofs, the entry export (`/receipt-chains/...`). */
+  chainProofs: ChainProofService;
 }
 
 export function buildContext(opts: {
@@ -98,6 +104,9 @@ export function buildContext(opts: {
   telemetry: TelemetryDb;
   clock?: Clock;
   ids?: IdGenerator;
+  /** The receipt chain and the artifact signer the checkpoints and tree heads read and sign with (503 until given). */
+  chainSource?: ReceiptChainSource;
+  signer?: ArtifactSigner;
 }): AppContext {
   const clock = opts.clock ?? systemClock;
   const ids = opts.ids ?? randomIds;
@@ -181,6 +190,7 @@ export function buildContext(opts: {
     // asset-targeted containment marks the asset while active.
     quarantines,
     jobs,
+    chainProofs: new ChainProofService(opts.control, opts.chainSource ?? unwiredChainSource, opts.signer ?? unwiredSigner, clock, ids),
   };
 }
 

@@ -29,6 +29,8 @@ import { KyselyProjectStore } from './projects-store.js';
 import { KyselyQuarantineStore } from './quarantines-store.js';
 import { KyselySessionStore } from './sessions-store.js';
 import { KyselyUserStore } from './users-store.js';
+import type { ChainArtifactStore } from '../../domains/chain-proofs/store.js';
+import { KyselyChainArtifactStore } from './chain-artifacts-store.js';
 
 export interface ControlStores {
   apiKeys: ApiKeyStore;
@@ -50,6 +52,8 @@ export interface ControlStores {
   outbox: OutboxStore;
   /** The background job queue (server/src/jobs/). */
   jobs: JobStore;
+  /** Signed receipt-chain checkpoints and tree heads, and the chain's Merkle leaf hashes. */
+  chainArtifacts: ChainArtifactStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -80,6 +84,7 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     reviewSignals: new KyselySignalStore(db),
     outbox: new KyselyOutboxStore(db),
     jobs: new KyselyJobStore(db, dialect),
+    chainArtifacts: new KyselyChainArtifactStore(db),
   };
 }
 

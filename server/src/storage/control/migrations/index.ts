@@ -3,6 +3,7 @@ import { Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely
 import { migration as m0007 } from './0007_jobs.js';
 import { migration as m0008 } from './0008_assets.js';
 import { migration as m0009 } from './0009_quarantines.js';
+import { migration as m0014 } from './0014_chain_artifacts.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': {
@@ -232,6 +233,7 @@ const migrations: Record<string, Migration> = {
   '0007_jobs': m0007,
   '0008_assets': m0008,
   '0009_quarantines': m0009,
+  '0014_chain_artifacts': m0014,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
