@@ -73,7 +73,7 @@ describe('checkpoints', () => {
     const w = await world(3);
     const cp = (await w.call('POST', '/checkpoints')).json();
     const jwks = signer.jwks();
-    const check = (c: Obj, domain = CHECKPOINT.domain) => verifyArtifactSignature(c.canonical_form, c.checkpoint_sha256, c.signature, domain, jwks);
+    const check = (c: Obj, domain: string = CHECKPOINT.domain) => verifyArtifactSignature(c.canonical_form, c.checkpoint_sha256, c.signature, domain, jwks);
     expect(check(cp).valid).toBe(true);
     expect(check(cp, TREE_HEAD.domain)).toMatchObject({ valid: false, fault: 'signature_invalid' });
     expect(check(cp, 'svc.abom.signature.v1')).toMatchObject({ valid: false, fault: 'signature_invalid' });
