@@ -15,6 +15,7 @@ import { registerProjects } from './commands/projects.js';
 import { registerQuarantines } from './commands/quarantines.js';
 import { registerFleet } from './commands/fleet.js';
 import { registerTraces } from './commands/traces.js';
+import { registerReceiptChains } from './commands/receipt-chains.js';
 import { Context, type Io } from './context.js';
 import { CliError, ExitCode, usageError, withProjectHint } from './errors.js';
 import { nonEmpty } from './flags.js';
@@ -78,6 +79,7 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
   registerConfig(program, ctx);
   registerAgent(program, ctx);
   registerLogin(program, ctx);
+  registerReceiptChains(program, ctx);
   program.addHelpText('after', CREDENTIALS_HELP);
   return { program, ctx, helpErr: () => errBuffer };
 }
