@@ -3,7 +3,6 @@
  * and consistency proofs, and the entries with their canonical bytes for offline checks. Thin: the rules are
  * in service.ts. Every route needs agents:read and a project (`project_id`, or the project of the key).
  */
-import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
@@ -15,7 +14,7 @@ import {
   ArtifactListQuery,
   ChainParams,
   CheckpointList,
-  CheckpointParams,
+  ArtifactParams,
   CheckpointView,
   ConsistencyProofView,
   ConsistencyQuery,
@@ -24,7 +23,6 @@ import {
   InclusionProofView,
   InclusionQuery,
   TreeHeadList,
-  TreeHeadParams,
   TreeHeadView,
 } from './schemas.js';
 import { ARTIFACT_LIMIT, ENTRY_LIMIT, READ_SCOPE } from './service.js';
@@ -120,37 +118,25 @@ export function chainProofRoutes(base: FastifyInstance, ctx: AppContext) {
   listRoute('checkpoint', '/receipt-chains/:chainId/checkpoints', 'listReceiptCheckpoints', 'checkpoints', CheckpointList);
   listRoute('tree_head', '/receipt-chains/:chainId/tree-heads', 'listReceiptTreeHeads', 'tree_heads', TreeHeadList);
 
-  app.get(
-    '/receipt-chains/:chainId/checkpoints/:checkpointId',
-    {
-      config,
-      schema: {
-        operationId: 'getReceiptCheckpoint',
-        tags,
-        summary: 'one stored checkpoint, as signed',
-        params: CheckpointParams,
-        querystring: ProjectQuery,
-        response: { 200: CheckpointView, ...errors(400, 401, 403, 404) },
+  const getRoute = (kind: ArtifactKind, path: string, operationId: string, view: typeof CheckpointView | typeof TreeHeadView) =>
+    app.get(
+      path,
+      {
+        config,
+        schema: {
+          operationId,
+          tags,
+          summary: `one stored ${kind === 'checkpoint' ? 'checkpoint' : 'signed tree head'}, as signed`,
+          params: ArtifactParams,
+          querystring: ProjectQuery,
+          response: { 200: view, ...errors(400, 401, 403, 404) },
+        },
       },
-    },
-    async (req) => artifactView<Static<typeof CheckpointView>>(await svc.get(await project(req), req.params.chainId, 'checkpoint', req.params.checkpointId)),
-  );
+      async (req) => artifactView<never>(await svc.get(await project(req), req.params.chainId, kind, req.params.id)),
+    );
 
-  app.get(
-    '/receipt-chains/:chainId/tree-heads/:treeHeadId',
-    {
-      config,
-      schema: {
-        operationId: 'getReceiptTreeHead',
-        tags,
-        summary: 'one stored signed tree head, as signed',
-        params: TreeHeadParams,
-        querystring: ProjectQuery,
-        response: { 200: TreeHeadView, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (req) => artifactView<Static<typeof TreeHeadView>>(await svc.get(await project(req), req.params.chainId, 'tree_head', req.params.treeHeadId)),
-  );
+  getRoute('checkpoint', '/receipt-chains/:chainId/checkpoints/:id', 'getReceiptCheckpoint', CheckpointView);
+  getRoute('tree_head', '/receipt-chains/:chainId/tree-heads/:id', 'getReceiptTreeHead', TreeHeadView);
 
   app.get(
     '/receipt-chains/:chainId/proofs/inclusion',

@@ -13,8 +13,10 @@ export const ChainParams = Type.Object(
   { chainId: Type.String({ minLength: 1, maxLength: 200, description: "the chain id; a project's chain of action receipts is `actions`" }) },
   { additionalProperties: false },
 );
-export const CheckpointParams = Type.Object({ ...ChainParams.properties, checkpointId: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
-export const TreeHeadParams = Type.Object({ ...ChainParams.properties, treeHeadId: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+export const ArtifactParams = Type.Object(
+  { ...ChainParams.properties, id: Type.String({ minLength: 1, maxLength: 200, description: 'the checkpoint or tree head id' }) },
+  { additionalProperties: false },
+);
 
 export const ArtifactListQuery = Type.Object(
   {
