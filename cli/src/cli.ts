@@ -20,6 +20,7 @@ import { registerContentPolicy } from './commands/content-policy.js';
 import { registerReceipts } from './commands/receipts.js';
 import { registerAbom } from './commands/abom.js';
 import { registerVerifyArtifact } from './commands/verify-artifact.js';
+import { registerReceiptChains } from './commands/receipt-chains.js';
 import { Context, type Io } from './context.js';
 import { CliError, ExitCode, usageError, withProjectHint } from './errors.js';
 import { nonEmpty } from './flags.js';
@@ -88,6 +89,7 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
   registerReceipts(program, ctx);
   registerAbom(program, ctx);
   registerVerifyArtifact(program, ctx);
+  registerReceiptChains(program, ctx);
   program.addHelpText('after', CREDENTIALS_HELP);
   return { program, ctx, helpErr: () => errBuffer };
 }

@@ -45,6 +45,7 @@ import { authorityEdgeRoutes } from './domains/authority-edges/routes.js';
 import { jwksRoutes, signingKeyRoutes } from './domains/signing/routes.js';
 import { abomRoutes } from './domains/abom/routes.js';
 import { deploymentRoutes } from './domains/deployments/routes.js';
+import { chainProofRoutes } from './domains/chain-proofs/routes.js';
 
 export { API_PREFIX };
 
@@ -136,6 +137,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       signingKeyRoutes(api, ctx);
       abomRoutes(api, ctx);
       deploymentRoutes(api, ctx);
+      chainProofRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

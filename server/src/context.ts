@@ -49,6 +49,8 @@ import { ReceiptService } from './domains/receipts/service.js';
 import { sealingKey, SigningKeyService } from './domains/signing/keys.js';
 import { AbomService } from './domains/abom/service.js';
 import { DeploymentService } from './domains/deployments/service.js';
+import { ChainProofService } from './domains/chain-proofs/service.js';
+import type { ArtifactSigner } from './domains/signing/signer.js';
 
 export interface AppContext {
   config: Config;
@@ -117,6 +119,8 @@ export interface AppContext {
   abom: AbomService;
   /** Deployments attested by a manifest and their configuration snapshots; the drift signals. */
   deployments: DeploymentService;
+  /** Signed checkpoints and RFC 6962 tree heads of receipt chains, inclusion and consistency proofs, the entry export (`/receipt-chains/...`). */
+  chainProofs: ChainProofService;
 }
 
 export function buildContext(opts: {
@@ -125,6 +129,9 @@ export function buildContext(opts: {
   telemetry: TelemetryDb;
   clock?: Clock;
   ids?: IdGenerator;
+  /** Test seams: another receipt chain or artifact signer for the checkpoints and tree heads (default: the project's chain and the signing keys). */
+  chainSource?: ReceiptChainSource;
+  signer?: ArtifactSigner;
 }): AppContext {
   const clock = opts.clock ?? systemClock;
   const ids = opts.ids ?? randomIds;
@@ -178,6 +185,7 @@ export function buildContext(opts: {
   registerGovernanceJobs(jobs, opts.control, assets, signals, quarantines);
   // Signed artifacts: one key set for the service, its private keys sealed under the key-hash secret.
   const roleOf = (p: Parameters<MemberService['actingRole']>[0]) => members.actingRole(p);
+  const receiptChain = new ReceiptChain(opts.control);
   const signing = new SigningKeyService(opts.control, clock, sealingKey(opts.config.keyHashSecret), roleOf);
   const abom = new AbomService(opts.control, signing, clock, ids, roleOf);
   const deployments = new DeploymentService(opts.control, abom, signals, clock, ids);
@@ -223,11 +231,12 @@ export function buildContext(opts: {
     // Labels raise and clear their signals through the signal service; propagation reads the recorded memory steps.
     memory: new MemoryLabelService(opts.control, new DuckDbMemoryQuery(opts.telemetry), signals, clock, ids),
     receipts,
-    receiptChain: new ReceiptChain(opts.control),
+    receiptChain,
     authorityEdges,
     signing,
     abom,
     deployments,
+    chainProofs: new ChainProofService(opts.control, opts.chainSource ?? receiptChain, opts.signer ?? signing, clock, ids),
   };
 }
 

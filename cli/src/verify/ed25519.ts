@@ -83,3 +83,12 @@ export function verifyArtifactSignature(canonical: string, sha256hex: string, si
   }
   return good ? { ok: true, kid: k.kid } : { ok: false, fault: 'signature_invalid' };
 }
+
+/** The key set as the chain verifier names it. */
+export type Jwks = JwkSet;
+
+/** Reads a JWK Set file's parsed JSON; undefined when it is not `{keys: [...]}`. */
+export function asJwks(v: unknown): Jwks | undefined {
+  if (!v || typeof v !== 'object' || !Array.isArray((v as { keys?: unknown }).keys)) return undefined;
+  return v as Jwks;
+}

@@ -48,12 +48,14 @@ export async function openTestControl(dialect: 'sqlite' | 'postgres') {
   };
 }
 
-export async function testApp(opts: { dialect?: 'sqlite' | 'postgres'; clock?: Clock; env?: NodeJS.ProcessEnv } = {}): Promise<TestApp> {
+export async function testApp(
+  opts: { dialect?: 'sqlite' | 'postgres'; clock?: Clock; env?: NodeJS.ProcessEnv } & Pick<Parameters<typeof buildContext>[0], 'chainSource' | 'signer'> = {},
+): Promise<TestApp> {
   // Each test app keys its API-key hashes with its own secret (main.ts reads SVC_KEY_HASH_SECRET or the data dir's file).
   const config = loadConfig({ SVC_LOG_LEVEL: 'silent', SVC_KEY_HASH_SECRET: randomBytes(32).toString('base64'), ...opts.env });
   const control = await openTestControl(opts.dialect ?? 'sqlite');
   const telemetry = await openTelemetryDb({ memory: true });
-  const ctx = buildContext({ config, control: control.store, telemetry, clock: opts.clock });
+  const ctx = buildContext({ config, control: control.store, telemetry, clock: opts.clock, chainSource: opts.chainSource, signer: opts.signer });
   const init = await bootstrap(control.store, ctx.audit, ctx.clock, ctx.ids, {}, ctx.keyHash);
   const app = await buildApp(ctx, { logger: false });
   await app.ready();

@@ -10,6 +10,8 @@ import canonicalize from 'canonicalize';
 export const SIGNING_DOMAINS = {
   abom: 'svc.abom.signature.v1',
   checkpoint: 'svc.receipt-checkpoint.signature.v1',
+  /** The signed tree head of a receipt chain's Merkle tree (docs/receipt-chains.md): our own artifact. */
+  treeHead: 'svc.receipt-tree-head.signature.v1',
 } as const;
 
 /** RFC 8785 (JCS) canonical form of a JSON value. */

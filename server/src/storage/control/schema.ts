@@ -597,3 +597,36 @@ export interface ConfigSnapshotsTable {
   registered_at: string;
   registered_by: string | null;
 }
+
+/** Signed receipt-chain checkpoints and tree heads (added by 0014_chain_artifacts). */
+export interface ChainArtifactsTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  chain_id: string;
+  kind: string; // checkpoint | tree_head
+  position: number | string; // bigint: seq of a checkpoint, size of a tree head
+  canonical_form: string;
+  sha256: string;
+  signature: string;
+  signing_key_id: string;
+  generated_at: string;
+  created_at: string;
+  created_by_user_id: string | null;
+  created_by_api_key_id: string | null;
+}
+
+/** The RFC 6962 leaf hash of each receipt-chain entry, hex (added by 0014_chain_artifacts). */
+export interface ChainLeafHashesTable {
+  project_id: string;
+  chain_id: string;
+  seq: number | string; // bigint
+  entry_sha256: string;
+  leaf_hash: string;
+}
+
+// Interface merging: the tables of 0014 join the control database's table map.
+export interface ControlDatabase {
+  chain_artifacts: ChainArtifactsTable;
+  chain_leaf_hashes: ChainLeafHashesTable;
+}

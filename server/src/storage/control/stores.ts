@@ -44,6 +44,8 @@ import type { DeploymentStore } from '../../domains/deployments/store.js';
 import { KyselySigningKeyStore } from './signing-keys-store.js';
 import { KyselyManifestStore } from './abom-store.js';
 import { KyselyDeploymentStore } from './deployments-store.js';
+import type { ChainArtifactStore } from '../../domains/chain-proofs/store.js';
+import { KyselyChainArtifactStore } from './chain-artifacts-store.js';
 
 export interface ControlStores {
   apiKeys: ApiKeyStore;
@@ -76,6 +78,8 @@ export interface ControlStores {
   signingKeys: SigningKeyStore;
   manifests: ManifestStore;
   deployments: DeploymentStore;
+  /** Signed receipt-chain checkpoints and tree heads, and the chain's Merkle leaf hashes. */
+  chainArtifacts: ChainArtifactStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -114,6 +118,7 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     signingKeys: new KyselySigningKeyStore(db),
     manifests: new KyselyManifestStore(db),
     deployments: new KyselyDeploymentStore(db),
+    chainArtifacts: new KyselyChainArtifactStore(db),
   };
 }
 

@@ -7,6 +7,7 @@ import { migration as m0010 } from './0010_content_policies.js';
 import { migration as m0011 } from './0011_memory_labels.js';
 import { migration as m0012 } from './0012_receipts.js';
 import { migration as m0013 } from './0013_signing.js';
+import { migration as m0014 } from './0014_chain_artifacts.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': {
@@ -240,6 +241,7 @@ const migrations: Record<string, Migration> = {
   '0011_memory_labels': m0011,
   '0012_receipts': m0012,
   '0013_signing': m0013,
+  '0014_chain_artifacts': m0014,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
