@@ -36,6 +36,7 @@ import { llmCallRoutes } from './domains/llm/calls-routes.js';
 import { llmRoutes } from './domains/llm/routes.js';
 import { quarantineRoutes } from './domains/quarantines/routes.js';
 import { contentPolicyRoutes } from './domains/content-policy/routes.js';
+import { contentErasureRoutes } from './domains/content-erasure/routes.js';
 import { fleetRoutes } from './domains/fleet/routes.js';
 import { assetRoutes } from './domains/assets/routes.js';
 import { signalRoutes } from './domains/assets/signals-routes.js';
@@ -131,6 +132,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       assetRoutes(api, ctx);
       signalRoutes(api, ctx);
       contentPolicyRoutes(api, ctx);
+      contentErasureRoutes(api, ctx);
       memoryRoutes(api, ctx);
       receiptRoutes(api, ctx);
       authorityEdgeRoutes(api, ctx);

@@ -39,6 +39,8 @@ import { SpansWriter } from './storage/telemetry/duckdb/spans-writer.js';
 import type { TelemetryDb } from './storage/telemetry/duckdb/open.js';
 import { deleteProjectTelemetry } from './storage/telemetry/duckdb/project-data.js';
 import { ContentPolicyService } from './domains/content-policy/service.js';
+import { ContentErasureService } from './domains/content-erasure/service.js';
+import { ContentEraser } from './storage/telemetry/duckdb/content-eraser.js';
 import { MemoryLabelService } from './domains/memory/service.js';
 import { DuckDbMemoryQuery } from './storage/telemetry/duckdb/memory-query.js';
 import { AuthorityEdgeService } from './domains/authority-edges/service.js';
@@ -105,6 +107,8 @@ export interface AppContext {
   jobs: JobService;
   /** Content policies and retention windows (`/content-policies`): the decisions of every content boundary (store, read, export, judge transfer) and the refusal audit. */
   contentPolicy: ContentPolicyService;
+  /** Erasure of recorded content: a subject's on demand, every retention window's on the job runner (mediated receipts). */
+  contentErasure: ContentErasureService;
   /** Memory item labels (revisions, POISONED_MEMORY_ITEM signals) and the propagation read (issue 11). */
   memory: MemoryLabelService;
   /** Action receipts: mediated appends (inside a decision's transaction), reported ingest, reads (docs/receipts.md). */
@@ -183,6 +187,9 @@ export function buildContext(opts: {
   const quarantines = new QuarantineService(opts.control, targetResolver({ control: opts.control, agentRuns }, assetKeys.keysOf), clock, ids, assets, signals, assetKeys, receipts);
   const jobs = new JobService(opts.control, jobClock(clock), ids, opts.config.jobs);
   registerGovernanceJobs(jobs, opts.control, assets, signals, quarantines);
+  const contentErasure = new ContentErasureService(opts.control, projects, new ContentEraser(opts.telemetry), contentPolicy, receipts, clock, ids);
+  // Retention windows bring deletion forward: the scheduled erasure runs hourly (docs/content-policy.md).
+  jobs.register('content.retention_erasure', async ({ now }) => void (await contentErasure.sweepRetention(now())), { everySeconds: 3600 });
   // Signed artifacts: one key set for the service, its private keys sealed under the key-hash secret.
   const roleOf = (p: Parameters<MemberService['actingRole']>[0]) => members.actingRole(p);
   const receiptChain = new ReceiptChain(opts.control);
@@ -228,6 +235,7 @@ export function buildContext(opts: {
     quarantines,
     jobs,
     contentPolicy,
+    contentErasure,
     // Labels raise and clear their signals through the signal service; propagation reads the recorded memory steps.
     memory: new MemoryLabelService(opts.control, new DuckDbMemoryQuery(opts.telemetry), signals, clock, ids),
     receipts,

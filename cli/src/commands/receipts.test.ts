@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { Context } from '../context.js';
 import { useCliTestEnv } from '../testing/cli-test-env.js';
-import { addChainVerify, type ChainVerification } from './receipts.js';
+
 
 const NOW = new Date('2026-09-01T12:00:00.000Z');
 const R = {
@@ -28,11 +28,10 @@ const R = {
   entry_count: 2,
 };
 const E = { id: 'e1', project_id: 'p1', from_principal: 'user:ann', tool: 'mail', purpose: 'send', source_kind: 'receipt', source_id: 'a1', created_at: NOW.toISOString(), sighting_count: 2, revoked: false };
-const VALID: ChainVerification = { valid: true, entry_count: 3, mediated_entry_count: 1, reported_entry_count: 2, first_invalid_seq: null, last_entry_sha256: 'ab', detail: '' };
 
 const { t, svc } = useCliTestEnv(NOW);
 
-describe('svc receipts, authority-edges, receipt-chains', () => {
+describe('svc receipts, authority-edges', () => {
   it('receipts list and get send the filters and the active project; JSON is the answer', async () => {
     t.api.on('GET', '/action-receipts', { status: 200, body: { action_receipts: [R], next_cursor: null } });
     t.api.on('GET', '/action-receipts/a1', { status: 200, body: { ...R, entries: [] } });
@@ -79,37 +78,4 @@ describe('svc receipts, authority-edges, receipt-chains', () => {
     expect(t.api.requests[1].body).toEqual({ reason: 'done' });
   });
 
-  it('receipt-chains verify asks the server (default chain actions); an invalid chain exits 1 after printing; a missing chain exits 5', async () => {
-    t.api.on('GET', '/receipt-chains/actions/verify', { status: 200, body: VALID });
-    const ok = await svc(['receipt-chains', 'verify', '--project', 'p1']);
-    expect(ok.code, ok.stderr).toBe(0);
-    expect(JSON.parse(ok.stdout)).toEqual(VALID);
-    t.api.on('GET', '/receipt-chains/actions/verify', { status: 200, body: { ...VALID, valid: false, first_invalid_seq: 1, detail: 'digest_mismatch' } });
-    const bad = await svc(['receipt-chains', 'verify', 'actions', '--project', 'p1']);
-    expect(bad.code).toBe(1);
-    expect(JSON.parse(bad.stdout).detail).toBe('digest_mismatch');
-    expect(bad.stderr).toContain('digest_mismatch');
-    t.api.on('GET', '/receipt-chains/none/verify', { status: 404, body: { error: 'not_found', message: 'receipt chain not found' } });
-    expect((await svc(['receipt-chains', 'verify', 'none', '--project', 'p1'])).code).toBe(5);
-    // Without an offline verifier in this build, --file is a usage error and nothing is sent.
-    const before = t.api.requests.length;
-    expect((await svc(['receipt-chains', 'verify', '--file', 'chain.json', '--project', 'p1'])).code).toBe(2);
-    expect(t.api.requests).toHaveLength(before);
-  });
-
-  it('the offline seam: addChainVerify hands --file and the chain id to the offline verifier and asks no server', async () => {
-    const seen: string[] = [];
-    const out: string[] = [];
-    const io = { env: {}, stdout: { write: (s: string) => void out.push(s), isTTY: false }, stderr: { write: () => {}, isTTY: false } };
-    const program = new Command().exitOverride();
-    const ctx = new Context(io as never, program);
-    ctx.output.set('json');
-    addChainVerify(program.command('receipt-chains'), ctx, async (file, chainId) => {
-      seen.push(`${file} ${chainId}`);
-      return VALID;
-    });
-    await program.parseAsync(['receipt-chains', 'verify', 'actions', '--file', 'export.json'], { from: 'user' });
-    expect(seen).toEqual(['export.json actions']);
-    expect(JSON.parse(out.join(''))).toEqual(VALID);
-  });
 });

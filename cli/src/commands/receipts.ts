@@ -1,10 +1,8 @@
 /**
- * `svc receipts list|get|report`, `svc authority-edges list|revoke` and `svc receipt-chains verify
- * [chain-id]` (server-side check). Action receipts are folds of an action's transitions; reported entries
- * come from a JSON file (`{entries:[...]}` or an array). Revoking an edge needs --yes.
- *
- * Offline verification (an exported chain, no server) is another module's: `addChainVerify` takes it as
- * `offline` and hands it `--file`; without it, `--file` is a usage error.
+ * `svc receipts list|get|report` and `svc authority-edges list|revoke`. Action receipts are folds of an
+ * action's transitions; reported entries come from a JSON file (`{entries:[...]}` or an array). Revoking
+ * an edge needs --yes. The receipt chain's commands (server check and offline verification) are in
+ * receipt-chains.ts.
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
@@ -59,18 +57,6 @@ export interface AuthorityEdge {
   already_revoked?: boolean;
 }
 
-export interface ChainVerification {
-  valid: boolean;
-  entry_count: number;
-  mediated_entry_count: number;
-  reported_entry_count: number;
-  first_invalid_seq: number | null;
-  last_entry_sha256: string;
-  detail: string;
-}
-
-/** Offline verification of an exported chain file (no server); returns the same shape as the server's. */
-export type OfflineChainVerify = (file: string, chainId: string) => Promise<ChainVerification>;
 
 const policy = (r: { policy_id: string; policy_version: string }) => (r.policy_id ? `${r.policy_id}@${r.policy_version}` : null);
 const receiptRow = (r: Receipt): Cell[] => [r.action_id, r.authority.replace('RECEIPT_AUTHORITY_', ''), r.final_state.replace('RECEIPT_STATE_', ''), r.effect_class.replace('EFFECT_CLASS_', ''), policy(r), String(r.entry_count), r.occurred_at];
@@ -121,7 +107,7 @@ function readBatch(file: string): unknown[] {
   return entries;
 }
 
-export function registerReceipts(program: Command, ctx: Context, offline?: OfflineChainVerify): void {
+export function registerReceipts(program: Command, ctx: Context): void {
   const r = program.command('receipts').description('action receipts: list, get (with entries), report entries of your agent');
   const showReceipt = (x: Receipt) => ctx.print(x, () => renderReceipt(x, ctx.color));
 
@@ -204,41 +190,4 @@ export function registerReceipts(program: Command, ctx: Context, offline?: Offli
       ctx.print(e, () => renderTable(['ID', 'FROM', 'TOOL', 'PURPOSE', 'SIGHTINGS', 'LAST_EXERCISED', 'STATE'], [edgeRow(e)], { color: ctx.color }) + (e.already_revoked ? 'already revoked: the first revocation stands\n' : ''));
     });
 
-  addChainVerify(program.command('receipt-chains').description("a project's receipt chain (`actions`)"), ctx, offline);
-}
-
-/**
- * `verify [chain-id]`: the server recomputes every link and digest of the active project's chain; with
- * `--file`, the offline verifier checks an exported chain instead. Exit 1 when the chain is invalid.
- */
-export function addChainVerify(chains: Command, ctx: Context, offline?: OfflineChainVerify): void {
-  chains
-    .command('verify')
-    .description('verify a receipt chain (default `actions`): links, digests and counts; exit 1 when invalid')
-    .argument('[chain-id]', 'chain id', 'actions')
-    .option('--file <path>', 'an exported chain to verify offline, with no server')
-    .action(async (chainId: string, o: { file?: string }) => {
-      let v: ChainVerification;
-      if (o.file !== undefined) {
-        if (!offline) throw usageError('offline verification (--file) is not available in this build; run without --file to ask the server');
-        v = await offline(o.file, chainId);
-      } else {
-        const query = { project_id: project(ctx, 'a receipt chain belongs to a project') };
-        v = await ctx.client().get<ChainVerification>(`/receipt-chains/${encodeURIComponent(chainId)}/verify`, { query });
-      }
-      ctx.print(v, () =>
-        renderTable(
-          ['FIELD', 'VALUE'],
-          [
-            ['valid', String(v.valid)],
-            ['entry_count', `${v.entry_count} (${v.mediated_entry_count} mediated, ${v.reported_entry_count} reported)`],
-            ['first_invalid_seq', v.first_invalid_seq === null ? null : String(v.first_invalid_seq)],
-            ['detail', v.detail || null],
-            ['last_entry_sha256', v.last_entry_sha256 || null],
-          ],
-          { color: ctx.color },
-        ),
-      );
-      if (!v.valid) throw generalError('chain_invalid', `chain ${chainId} is invalid at seq ${v.first_invalid_seq}: ${v.detail}`);
-    });
 }

@@ -10,6 +10,7 @@ import { type JwkSet, type SignatureFault, verifyArtifactSignature } from './ed2
 export const ARTIFACT_KINDS: Record<string, { kind: string; domain: string; digestField: string }> = {
   'svc.abom.v1': { kind: 'abom', domain: 'svc.abom.signature.v1', digestField: 'manifest_sha256' },
   'svc.receipt-checkpoint.v1': { kind: 'receipt_checkpoint', domain: 'svc.receipt-checkpoint.signature.v1', digestField: 'checkpoint_sha256' },
+  'svc.receipt-tree-head.v1': { kind: 'receipt_tree_head', domain: 'svc.receipt-tree-head.signature.v1', digestField: 'tree_head_sha256' },
 };
 
 export type ArtifactFault = SignatureFault | 'not_an_artifact' | 'unknown_schema' | 'unsupported_algorithm';

@@ -14,12 +14,7 @@ import {
 } from '../../domains/content-policy/store.js';
 import type { ControlDb } from './open.js';
 import type { ContentPoliciesTable } from './schema.js';
-
-/** A unique-index violation, in either engine. */
-function isUniqueViolation(e: unknown): boolean {
-  const err = e as { code?: string; message?: string };
-  return err?.code === '23505' || err?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || err?.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/.test(String(err?.message));
-}
+import { isUniqueViolation } from './unique.js';
 
 const toRecord = (r: ContentPoliciesTable): PolicyRecord => ({
   projectId: r.project_id,

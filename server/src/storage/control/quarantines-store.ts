@@ -9,16 +9,11 @@ import type {
 import type { CredentialEffect, EnforcementState, QuarantineAction, QuarantineStatus, TargetKind } from '../../domains/quarantines/model.js';
 import type { ControlDb } from './open.js';
 import type { QuarantinesTable } from './schema.js';
+import { isUniqueViolation } from './unique.js';
 
 const OPEN: QuarantineStatus[] = ['pending', 'active'];
 const openTarget = (r: Pick<QuarantineRecord, 'targetKind' | 'target'>) => `${r.targetKind}:${r.target}`;
 const actor = (userId: string | null, apiKeyId: string | null, when: string | null): Actor | null => (when === null ? null : { userId, apiKeyId });
-
-/** A unique-index violation, in either engine. */
-function isUniqueViolation(e: unknown): boolean {
-  const err = e as { code?: string; message?: string };
-  return err?.code === '23505' || err?.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/.test(String(err?.message));
-}
 
 const toRecord = (r: QuarantinesTable): QuarantineRecord => ({
   id: r.id,

@@ -630,3 +630,29 @@ export interface ControlDatabase {
   chain_artifacts: ChainArtifactsTable;
   chain_leaf_hashes: ChainLeafHashesTable;
 }
+
+/** Erasures of recorded content (added by 0015_content_erasures). */
+export interface ContentErasuresTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  kind: string; // subject | retention
+  subject_kind: string | null;
+  subject_id: string | null;
+  /** JSON array of content classes. */
+  content_classes: string;
+  before_at: string | null;
+  reason: string | null;
+  requested_by: string;
+  request_id: string | null;
+  status: string; // running | completed | failed
+  /** JSON {spans, span_events, logs, attributes}; NULL until done. */
+  counts: string | null;
+  detail_code: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface ControlDatabase {
+  content_erasures: ContentErasuresTable;
+}

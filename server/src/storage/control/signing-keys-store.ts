@@ -1,6 +1,7 @@
 import type { SigningKeyRecord, SigningKeyStore } from '../../domains/signing/store.js';
 import type { ControlDb } from './open.js';
 import type { SigningKeysTable } from './schema.js';
+import { isUniqueViolation } from './unique.js';
 
 const CURRENT = 'current';
 
@@ -14,12 +15,6 @@ const toRecord = (r: SigningKeysTable): SigningKeyRecord => ({
   retiredAt: r.retired_at,
   retiredBy: r.retired_by,
 });
-
-/** A unique-index violation, in either engine. */
-function isUniqueViolation(e: unknown): boolean {
-  const err = e as { code?: string; message?: string };
-  return err?.code === '23505' || err?.code === 'SQLITE_CONSTRAINT_UNIQUE' || err?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || /UNIQUE constraint failed/.test(String(err?.message));
-}
 
 export class KyselySigningKeyStore implements SigningKeyStore {
   constructor(private readonly db: ControlDb) {}

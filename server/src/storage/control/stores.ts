@@ -46,6 +46,8 @@ import { KyselyManifestStore } from './abom-store.js';
 import { KyselyDeploymentStore } from './deployments-store.js';
 import type { ChainArtifactStore } from '../../domains/chain-proofs/store.js';
 import { KyselyChainArtifactStore } from './chain-artifacts-store.js';
+import type { ErasureStore } from '../../domains/content-erasure/store.js';
+import { KyselyErasureStore } from './content-erasures-store.js';
 
 export interface ControlStores {
   apiKeys: ApiKeyStore;
@@ -80,6 +82,8 @@ export interface ControlStores {
   deployments: DeploymentStore;
   /** Signed receipt-chain checkpoints and tree heads, and the chain's Merkle leaf hashes. */
   chainArtifacts: ChainArtifactStore;
+  /** Erasures of recorded content (domains/content-erasure). */
+  erasures: ErasureStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -119,6 +123,7 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     manifests: new KyselyManifestStore(db),
     deployments: new KyselyDeploymentStore(db),
     chainArtifacts: new KyselyChainArtifactStore(db),
+    erasures: new KyselyErasureStore(db),
   };
 }
 

@@ -40,25 +40,29 @@ const PAGE = 500;
 export class ContentEraser {
   constructor(private readonly db: TelemetryDb) {}
 
+  /**
+   * Whether any row in scope may hold content of the classes (the substring test only, so it can say yes
+   * for a value that merely mentions a key): the scheduled erasure records an action only when it may act.
+   */
+  async mayHaveContent(scope: EraseScope): Promise<boolean> {
+    if (scope.classes.length === 0) return false;
+    return this.db.read(async (c) => {
+      for (const table of TABLES) {
+        const { where, p } = scopeOf(table, scope);
+        if ((await rows(c, `SELECT 1 FROM ${table.from} WHERE ${where} LIMIT 1`, p)).length) return true;
+      }
+      return false;
+    });
+  }
+
   async erase(scope: EraseScope): Promise<EraseCounts> {
     const counts: EraseCounts = { spans: 0, spanEvents: 0, logs: 0, attributes: 0 };
     if (scope.classes.length === 0) return counts;
     const classes = new Set(scope.classes);
-    const needles = CONTENT_KEYS.filter((r) => classes.has(r.contentClass)).map((r) => r.key);
     const gate = traceDeleteGate(this.db);
     for (const table of TABLES) {
-      const p: Params = { project: scope.projectId };
-      const where = [`${table.alias}.project_id = $project`, `(${needles.map((_, i) => `lower(${table.alias}.attributes) LIKE $n${i} ESCAPE '\\'`).join(' OR ')})`];
-      needles.forEach((n, i) => (p[`n${i}`] = `%${likeEscape(`"${n}`)}%`));
-      if (scope.beforeUs !== undefined) {
-        where.push(`${table.alias}.${table.time} < $before`);
-        p.before = BigInt(scope.beforeUs);
-      }
-      if (scope.subject) {
-        where.push(table.subject(scope.subject.kind));
-        p.subject = scope.subject.id;
-      }
-      const select = `SELECT ${table.key.map((k) => `${table.alias}.${k}`).join(', ')}, ${table.alias}.attributes FROM ${table.from} WHERE ${where.join(' AND ')}`;
+      const { where, p } = scopeOf(table, scope);
+      const select = `SELECT ${table.key.map((k) => `${table.alias}.${k}`).join(', ')}, ${table.alias}.attributes FROM ${table.from} WHERE ${where}`;
       const rewrite = async (c: DuckDBConnection) => {
         let changed = 0;
         let removed = 0;
@@ -104,6 +108,23 @@ export class ContentEraser {
     }
     return counts;
   }
+}
+
+/** The WHERE clause of a table's rows in scope that may hold content of the classes, and its parameters. */
+function scopeOf(table: Table, scope: EraseScope): { where: string; p: Params } {
+  const needles = CONTENT_KEYS.filter((r) => scope.classes.includes(r.contentClass)).map((r) => r.key);
+  const p: Params = { project: scope.projectId };
+  const where = [`${table.alias}.project_id = $project`, `(${needles.map((_, i) => `lower(${table.alias}.attributes) LIKE $n${i} ESCAPE '\\'`).join(' OR ')})`];
+  needles.forEach((n, i) => (p[`n${i}`] = `%${likeEscape(`"${n}`)}%`));
+  if (scope.beforeUs !== undefined) {
+    where.push(`${table.alias}.${table.time} < $before`);
+    p.before = BigInt(scope.beforeUs);
+  }
+  if (scope.subject) {
+    where.push(table.subject(scope.subject.kind));
+    p.subject = scope.subject.id;
+  }
+  return { where: where.join(' AND '), p };
 }
 
 interface Table {
