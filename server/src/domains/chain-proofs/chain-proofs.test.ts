@@ -78,9 +78,9 @@ describe('checkpoints', () => {
     expect(check(cp, TREE_HEAD.domain)).toMatchObject({ ok: false, fault: 'signature_invalid' });
     expect(check(cp, 'svc.abom.signature.v1')).toMatchObject({ ok: false, fault: 'signature_invalid' });
     const flipped = cp.canonical_form.replace('"seq":2', '"seq":3');
-    expect(check({ ...cp, canonical_form: flipped })).toMatchObject({ valid: false, fault: 'digest_mismatch' });
+    expect(check({ ...cp, canonical_form: flipped })).toMatchObject({ ok: false, fault: 'digest_mismatch' });
     const digest = `${cp.checkpoint_sha256.slice(0, -1)}${cp.checkpoint_sha256.endsWith('0') ? '1' : '0'}`;
-    expect(check({ ...cp, checkpoint_sha256: digest })).toMatchObject({ valid: false, fault: 'digest_mismatch' });
+    expect(check({ ...cp, checkpoint_sha256: digest })).toMatchObject({ ok: false, fault: 'digest_mismatch' });
     const sig = Buffer.from(cp.signature, 'base64url');
     sig[10] ^= 1;
     expect(check({ ...cp, signature: sig.toString('base64url') })).toMatchObject({ ok: false, fault: 'signature_invalid' });
@@ -88,7 +88,7 @@ describe('checkpoints', () => {
     const { createHash } = await import('node:crypto');
     const otherKid = cp.canonical_form.replace(signer.kid, 'test-key-2');
     const sha = createHash('sha256').update(otherKid).digest('hex');
-    expect(check({ ...cp, canonical_form: otherKid, checkpoint_sha256: sha })).toMatchObject({ valid: false, fault: 'unknown_key' });
+    expect(check({ ...cp, canonical_form: otherKid, checkpoint_sha256: sha })).toMatchObject({ ok: false, fault: 'unknown_key' });
     const other = new TestSigner('test-key-2');
     expect(verifyArtifactSignature(otherKid, sha, cp.signature, CHECKPOINT.domain, other.jwks())).toMatchObject({ ok: false, fault: 'signature_invalid' });
   });
