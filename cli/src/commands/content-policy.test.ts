@@ -83,4 +83,19 @@ describe('svc content-policy', () => {
     expect(r.code).not.toBe(0);
     expect(JSON.parse(r.stderr)).toMatchObject({ error: 'conflict', status: 409 });
   });
+  it('erase needs --yes (nothing is sent without it), then posts the subject, classes and request id; erasures lists with --kind', async () => {
+    const E = { id: 'e1', kind: 'subject', subject_kind: 'trace_id', subject_id: 't1', content_classes: ['tool_arguments'], status: 'completed', counts: { attributes: 2 }, created_at: '2024-06-01T12:00:00.000Z' };
+    const args = ['content-policy', 'erase', '--project', 'p1', '--subject-kind', 'trace_id', '--subject-id', 't1', '--reason', 'gdpr', '--class', 'tool_arguments', '--request-id', 'r1'];
+    expect((await svc(args)).code).toBe(2);
+    expect(t.api.requests).toEqual([]);
+    t.api.on('POST', '/projects/p1/content-erasures', { status: 201, body: E });
+    const r = await svc([...args, '--yes']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(E);
+    expect(t.api.requests[0].body).toEqual({ subject_kind: 'trace_id', subject_id: 't1', reason: 'gdpr', content_classes: ['tool_arguments'], request_id: 'r1' });
+    t.api.on('GET', '/projects/p1/content-erasures', { status: 200, body: { erasures: [E], next_cursor: null } });
+    const l = await svc(['content-policy', 'erasures', '--project', 'p1', '--kind', 'subject']);
+    expect(JSON.parse(l.stdout)).toEqual({ erasures: [E], next_cursor: null });
+    expect(t.api.requests[1].query).toMatchObject({ kind: ['subject'] });
+  });
 });

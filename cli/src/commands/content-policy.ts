@@ -1,5 +1,5 @@
 /**
- * `svc content-policy get|set|allow|list|retention get|set|refusals`: what recorded content a project
+ * `svc content-policy get|set|allow|list|retention get|set|refusals|erase|erasures`: what recorded content a project
  * may store, serve, export or send to an evaluation model (docs/content-policy.md). A project without a
  * policy stores and serves no recorded content; `svc content-policy allow --class all --boundary store,read`
  * is the quickstart's way to see prompts and tool arguments.
@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { projectRequired, usageError } from '../errors.js';
-import { collect, integerInRange, positiveInt } from '../flags.js';
+import { collect, integerInRange, positiveInt, requireYes } from '../flags.js';
 import { renderTable, type Cell } from '../output.js';
 import { readPages } from '../paged.js';
 
@@ -157,5 +157,35 @@ export function registerContentPolicy(program: Command, ctx: Context): void {
           color: ctx.color,
         }),
       );
+    });
+
+  // Erasure (docs/content-policy.md "Erasure"): a subject's recorded content now; the list includes the scheduled retention erasures.
+  type Erasure = { id: string; kind: string; subject_kind: string | null; subject_id: string | null; content_classes: string[]; status: string; counts: { attributes: number } | null; created_at: string };
+  const erasureRows = (es: Erasure[]): Cell[][] =>
+    es.map((e) => [e.id, e.kind, e.subject_kind ? `${e.subject_kind}=${e.subject_id}` : null, e.content_classes.join(','), e.status, e.counts ? String(e.counts.attributes) : null, e.created_at]);
+  const erasureHead = ['ID', 'KIND', 'SUBJECT', 'CLASSES', 'STATUS', 'ATTRIBUTES_REMOVED', 'CREATED'];
+  const erasurePath = (suffix = '') => `/projects/${project()}/content-erasures${suffix}`;
+  cp.command('erase')
+    .description("erase one subject's recorded content now (a session, a trace or an end user); writes a mediated receipt; needs --yes")
+    .requiredOption('--subject-kind <kind>', 'session_key, trace_id or enduser_id')
+    .requiredOption('--subject-id <id>', 'the session key, trace id or end-user id')
+    .requiredOption('--reason <text>', 'why (required, at most 1024 characters)')
+    .option('--class <class>', `a class to erase (repeatable; default every class): ${CLASSES.join(', ')}`, collect)
+    .option('--request-id <id>', 'makes a retry safe: the same request id returns the first erasure')
+    .option('--yes', 'confirm')
+    .action(async (opts: { subjectKind: string; subjectId: string; reason: string; class?: string[]; requestId?: string; yes?: boolean }) => {
+      requireYes(opts.yes, `erasing the recorded content of ${opts.subjectKind} ${opts.subjectId}`);
+      const body = { subject_kind: opts.subjectKind, subject_id: opts.subjectId, reason: opts.reason, content_classes: opts.class, request_id: opts.requestId };
+      const e = await ctx.client().post<Erasure>(erasurePath(), { body });
+      ctx.print(e, () => renderTable(erasureHead, erasureRows([e]), { color: ctx.color }));
+    });
+  cp.command('erasures')
+    .description('the erasures of recorded content, newest first (subject and scheduled retention erasures)')
+    .option('--kind <kind>', 'subject or retention')
+    .option('--limit <n>', `page size (server default 100, at most ${MAX_PAGE})`, positiveInt('--limit', MAX_PAGE))
+    .option('--all', 'every page')
+    .action(async (opts: { kind?: string; limit?: number; all?: boolean }) => {
+      const { items, next_cursor } = await readPages<Erasure>(ctx, erasurePath(), 'erasures', { limit: opts.limit, all: opts.all }, { kind: opts.kind });
+      ctx.print({ erasures: items, next_cursor }, () => renderTable(erasureHead, erasureRows(items), { color: ctx.color }));
     });
 }
