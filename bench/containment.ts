@@ -8,6 +8,7 @@
  */
 import type { AppContext } from '../server/src/context.js';
 import { newKeySecret, keyPrefix } from '../server/src/domains/api-keys/secret.js';
+import { newQuarantine } from '../server/src/domains/quarantines/store.js';
 import { ingestRun, otlpPoster, perSecond, table } from './lib.js';
 import { spanBody } from './spans.js';
 
@@ -89,29 +90,22 @@ export async function benchContainment(o: {
   for (let i = 0; i < HOLDS; i++) {
     const other = await mint(`other ${i}`);
     const quarantineId = ctx.ids.uuid();
-    await ctx.control.quarantines.insert({
-      id: quarantineId,
-      orgId,
-      projectId,
-      status: 'active',
-      action: 'freeze_writes',
-      targetKind: 'api_key_id',
-      target: other.id,
-      reason: 'bench',
-      environment: null,
-      requestId: null,
-      requestedBy: { userId: null, apiKeyId: null },
-      requestedAt: now,
-      approvedBy: null,
-      approvedAt: null,
-      liftedBy: null,
-      liftedAt: null,
-      liftReason: null,
-      withdrawnBy: null,
-      withdrawnAt: null,
-      withdrawReason: null,
-      unenforceableSightings: 0,
-    });
+    await ctx.control.quarantines.insert(
+      newQuarantine({
+        id: quarantineId,
+        orgId,
+        projectId,
+        status: 'active',
+        action: 'freeze_writes',
+        targetKind: 'api_key_id',
+        target: other.id,
+        reason: 'bench',
+        environment: null,
+        requestId: null,
+        requestedBy: { userId: null, apiKeyId: null },
+        requestedAt: now,
+      }),
+    );
     holds.push({ quarantineId, apiKeyId: other.id });
   }
   for (let round = 0; round < (o.quick ? 1 : 2); round++) {

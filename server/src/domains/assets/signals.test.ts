@@ -310,7 +310,7 @@ describe('notification outbox', () => {
     await p.sight('bot');
     await t.ctx.assets.discoverAssets(p.projectId);
     const [s] = await p.signals();
-    const { KyselyOutboxStore } = await import('../../storage/control/assets-store.js');
+    const { KyselyOutboxStore } = await import('../../storage/control/signals-store.js');
     const spy = vi.spyOn(KyselyOutboxStore.prototype, 'append').mockRejectedValueOnce(new Error('disk full'));
     const res = await p.call('POST', `/assets/${s.asset_id}/reviews`, REVIEW);
     spy.mockRestore();

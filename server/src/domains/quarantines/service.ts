@@ -30,7 +30,7 @@ import {
   type TargetKind,
 } from './model.js';
 import type { MediatedInput } from '../receipts/service.js';
-import type { Actor, CredentialOutcome, QuarantineRecord } from './store.js';
+import { newQuarantine, type Actor, type CredentialOutcome, type QuarantineRecord } from './store.js';
 
 export const REQUEST = 'quarantine:request';
 export const APPROVE = 'quarantine:approve';
@@ -158,7 +158,7 @@ export class QuarantineService {
       const first = await this.store.quarantines.findByRequestId(p.orgId, input.request_id);
       if (first) return { record: this.sameRequester(p, first), created: false };
     }
-    const rec: QuarantineRecord = {
+    const rec = newQuarantine({
       id: this.ids.uuid(),
       orgId: p.orgId,
       projectId: project.id,
@@ -171,16 +171,7 @@ export class QuarantineService {
       requestId: input.request_id ?? null,
       requestedBy: actorOf(p),
       requestedAt: this.clock.now().toISOString(),
-      approvedBy: null,
-      approvedAt: null,
-      liftedBy: null,
-      liftedAt: null,
-      liftReason: null,
-      withdrawnBy: null,
-      withdrawnAt: null,
-      withdrawReason: null,
-      unenforceableSightings: 0,
-    };
+    });
     const outcome = await this.store.quarantines.insert(rec);
     if (outcome === 'request_id_taken') {
       // A concurrent request with the same id won: answer as its retry.

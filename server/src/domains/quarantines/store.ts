@@ -30,6 +30,24 @@ export interface QuarantineRecord {
   unenforceableSightings: number;
 }
 
+/** A new containment as requested: nobody has approved, lifted or withdrawn it yet. */
+export function newQuarantine(
+  r: Pick<QuarantineRecord, 'id' | 'orgId' | 'projectId' | 'status' | 'action' | 'targetKind' | 'target' | 'reason' | 'environment' | 'requestId' | 'requestedBy' | 'requestedAt'>,
+): QuarantineRecord {
+  return {
+    ...r,
+    approvedBy: null,
+    approvedAt: null,
+    liftedBy: null,
+    liftedAt: null,
+    liftReason: null,
+    withdrawnBy: null,
+    withdrawnAt: null,
+    withdrawReason: null,
+    unenforceableSightings: 0,
+  };
+}
+
 export interface CredentialOutcome {
   quarantineId: string;
   apiKeyId: string;
