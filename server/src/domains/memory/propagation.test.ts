@@ -71,11 +71,12 @@ async function send<T>(key: string, build: (tracer: Tracer) => T): Promise<T> {
   }
 }
 
-function memorySpan(tracer: Tracer, m: MemoryOp, parent: Span | null, extra: Record<string, string> = {}): Span {
+function memorySpan(tracer: Tracer, m: MemoryOp, parent: Span | null, extra: Record<string, string> = {}, startTime?: number): Span {
   const s = tracer.startSpan(
     m.op,
     {
       kind: SpanKind.CLIENT,
+      ...(startTime !== undefined ? { startTime } : {}),
       attributes: {
         'gen_ai.operation.name': m.op,
         ...(m.item !== undefined ? { 'svc.memory.item.id': m.item } : {}),
@@ -87,13 +88,16 @@ function memorySpan(tracer: Tracer, m: MemoryOp, parent: Span | null, extra: Rec
     },
     parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT,
   );
-  s.end();
+  s.end(startTime !== undefined ? startTime + 0.5 : undefined);
   return s;
 }
 
 /** An agent run (invoke_agent root carrying agent, session and turn) whose children are these memory steps. */
 function run(tracer: Tracer, o: { agentId: string; conversation?: string; turn?: string }, ops: MemoryOp[]) {
+  // Steps one millisecond apart: two spans started back to back can share a microsecond, and "oldest first" has no order between equal times.
+  const t0 = Date.now();
   const root = tracer.startSpan('invoke_agent', {
+    startTime: t0,
     attributes: {
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.id': o.agentId,
@@ -101,8 +105,8 @@ function run(tracer: Tracer, o: { agentId: string; conversation?: string; turn?:
       ...(o.turn ? { 'svc.turn.id': o.turn } : {}),
     },
   });
-  const steps = ops.map((m) => memorySpan(tracer, m, root));
-  root.end();
+  const steps = ops.map((m, i) => memorySpan(tracer, m, root, {}, t0 + 1 + i));
+  root.end(t0 + 1 + ops.length);
   return { root, steps };
 }
 
