@@ -21,6 +21,7 @@ import { registerReceipts } from './commands/receipts.js';
 import { registerAbom } from './commands/abom.js';
 import { registerVerifyArtifact } from './commands/verify-artifact.js';
 import { registerReceiptChains } from './commands/receipt-chains.js';
+import { registerEvals } from './commands/evals.js';
 import { Context, type Io } from './context.js';
 import { CliError, ExitCode, usageError, withProjectHint } from './errors.js';
 import { nonEmpty } from './flags.js';
@@ -90,6 +91,7 @@ export function buildProgram(io: Io): { program: Command; ctx: Context; helpErr:
   registerAbom(program, ctx);
   registerVerifyArtifact(program, ctx);
   registerReceiptChains(program, ctx);
+  registerEvals(program, ctx);
   program.addHelpText('after', CREDENTIALS_HELP);
   return { program, ctx, helpErr: () => errBuffer };
 }

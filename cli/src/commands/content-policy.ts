@@ -4,8 +4,8 @@
  * policy stores and serves no recorded content; `svc content-policy allow --class all --boundary store,read`
  * is the quickstart's way to see prompts and tool arguments.
  */
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { readBody } from '../body.js';
 import type { Context } from '../context.js';
 import { projectRequired, usageError } from '../errors.js';
 import { collect, integerInRange, positiveInt, requireYes } from '../flags.js';
@@ -28,22 +28,6 @@ interface Policy {
   rules: Rule[];
   updated_by?: { user_id?: string; api_key_id?: string };
   updated_at?: string;
-}
-
-/** `--body '<json>'`, `--file <path>` or `--file -` (standard input): exactly one. */
-function readBody(opts: { body?: string; file?: string }): unknown {
-  if ((opts.body === undefined) === (opts.file === undefined)) throw usageError('give the JSON body with exactly one of --body or --file (--file - reads standard input)');
-  let text: string;
-  try {
-    text = opts.body ?? readFileSync(opts.file === '-' ? 0 : opts.file!, 'utf8');
-  } catch (e) {
-    throw usageError(`cannot read ${opts.file}: ${(e as Error).message}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw usageError('the body is not valid JSON');
-  }
 }
 
 /** Values of a repeatable or comma-separated flag, each one of `allowed` (or `all`). */

@@ -44,7 +44,7 @@ const read = { scope: 'agents:read' };
 const write = { scope: 'agents:write' };
 
 /** Who acts comes from the credential: a body naming an actor is refused, not ignored. */
-const ACTOR_FIELDS = [
+export const ACTOR_FIELDS = [
   'approver_principal',
   'approver',
   'approved_by',

@@ -1,0 +1,13 @@
+/**
+ * `svc evals`: the evaluation area (`/api/v1/evaluation/...`; docs/evaluations.md), one subcommand per
+ * endpoint. Structured declarations take `--body '<json>'` or `--file <path>` (`--file -` reads standard
+ * input). Each part registers its subcommands on the one `evals` group.
+ */
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+
+export function registerEvals(program: Command, ctx: Context): void {
+  const evals = program.command('evals').description('evaluations: evaluators, sampling rules, budget, on-demand evaluation, results');
+  void evals;
+  void ctx;
+}
