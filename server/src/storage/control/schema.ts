@@ -1,6 +1,8 @@
 /** Table types of the control store, shared by the SQLite and PostgreSQL dialects. Times are ISO-8601 text. */
+import type { EvaluationTables } from './schema-evaluations.js';
 import type { GovernanceTables } from './schema-governance.js';
 
+export type * from './schema-evaluations.js';
 export type * from './schema-governance.js';
 
 export interface OrganizationsTable {
@@ -201,7 +203,7 @@ export interface JobsTable {
 }
 
 /** The governance tables (containment, inventory, content policy, memory, receipts, signing): schema-governance.ts. */
-export interface ControlDatabase extends GovernanceTables {
+export interface ControlDatabase extends GovernanceTables, EvaluationTables {
   organizations: OrganizationsTable;
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
