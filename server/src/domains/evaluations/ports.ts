@@ -74,3 +74,23 @@ export type EvaluateAnswer =
 export interface EvaluationRunner {
   evaluate(input: EvaluateInput): Promise<EvaluateAnswer>;
 }
+
+/** A stored sampling rule (evaluators/sampling-rules: its CRUD routes). */
+export interface SamplingRuleRecord {
+  ruleId: string;
+  orgId: string;
+  projectId: string;
+  evaluator: EvaluatorRef;
+  subjectKind: SubjectKind;
+  samplingRate: number;
+  perTickLimit: number;
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The rules the sampling job reads (implemented beside the sampling-rule routes). */
+export interface SamplingRules {
+  /** Every rule that can select anything: enabled, a rate above 0 and a per-tick limit above 0 (of live projects). */
+  active(): Promise<SamplingRuleRecord[]>;
+}
