@@ -41,6 +41,7 @@ import { fleetRoutes } from './domains/fleet/routes.js';
 import { assetRoutes } from './domains/assets/routes.js';
 import { signalRoutes } from './domains/assets/signals-routes.js';
 import { memoryRoutes } from './domains/memory/routes.js';
+import { evaluatorRoutes } from './domains/evaluations/evaluators/routes.js';
 import { receiptRoutes } from './domains/receipts/routes.js';
 import { authorityEdgeRoutes } from './domains/authority-edges/routes.js';
 import { jwksRoutes, signingKeyRoutes } from './domains/signing/routes.js';
@@ -140,6 +141,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       abomRoutes(api, ctx);
       deploymentRoutes(api, ctx);
       chainProofRoutes(api, ctx);
+      evaluatorRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

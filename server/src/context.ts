@@ -42,6 +42,8 @@ import { ContentPolicyService } from './domains/content-policy/service.js';
 import { ContentErasureService } from './domains/content-erasure/service.js';
 import { ContentEraser } from './storage/telemetry/duckdb/content-eraser.js';
 import { MemoryLabelService } from './domains/memory/service.js';
+import { EvaluatorService } from './domains/evaluations/evaluators/service.js';
+import { SamplingRuleService } from './domains/evaluations/evaluators/sampling-rules.js';
 import { DuckDbMemoryQuery } from './storage/telemetry/duckdb/memory-query.js';
 import { AuthorityEdgeService } from './domains/authority-edges/service.js';
 import { ReceiptChain } from './domains/receipts/chain.js';
@@ -125,6 +127,10 @@ export interface AppContext {
   deployments: DeploymentService;
   /** Signed checkpoints and RFC 6962 tree heads of receipt chains, inclusion and consistency proofs, the entry export (`/receipt-chains/...`). */
   chainProofs: ChainProofService;
+  /** Evaluators and their immutable versions (the EvaluatorVersions port of the evaluation area). */
+  evaluators: EvaluatorService;
+  /** Sampling rules (CRUD) and the SamplingRules port the sampling job reads. */
+  samplingRules: SamplingRuleService;
 }
 
 export function buildContext(opts: {
@@ -196,6 +202,7 @@ export function buildContext(opts: {
   const signing = new SigningKeyService(opts.control, clock, sealingKey(opts.config.keyHashSecret), roleOf);
   const abom = new AbomService(opts.control, signing, clock, ids, roleOf);
   const deployments = new DeploymentService(opts.control, abom, signals, clock, ids);
+  const evaluators = new EvaluatorService(opts.control, clock);
   return {
     config: opts.config,
     clock,
@@ -245,6 +252,8 @@ export function buildContext(opts: {
     abom,
     deployments,
     chainProofs: new ChainProofService(opts.control, opts.chainSource ?? receiptChain, opts.signer ?? signing, clock, ids),
+    evaluators,
+    samplingRules: new SamplingRuleService(opts.control, evaluators, clock),
   };
 }
 

@@ -49,6 +49,9 @@ import type { ChainArtifactStore } from '../../domains/chain-proofs/store.js';
 import { KyselyChainArtifactStore } from './chain-artifacts-store.js';
 import type { ErasureStore } from '../../domains/content-erasure/store.js';
 import { KyselyErasureStore } from './content-erasures-store.js';
+// 0016_evaluators
+import type { EvaluatorStore, SamplingRuleStore } from '../../domains/evaluations/evaluators/store.js';
+import { KyselyEvaluatorStore, KyselySamplingRuleStore } from './evaluators-store.js';
 
 export interface ControlStores {
   apiKeys: ApiKeyStore;
@@ -85,6 +88,9 @@ export interface ControlStores {
   chainArtifacts: ChainArtifactStore;
   /** Erasures of recorded content (domains/content-erasure). */
   erasures: ErasureStore;
+  /** Evaluators and their immutable versions; sampling rules (domains/evaluations/evaluators). */
+  evaluators: EvaluatorStore;
+  samplingRules: SamplingRuleStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -125,6 +131,8 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     deployments: new KyselyDeploymentStore(db),
     chainArtifacts: new KyselyChainArtifactStore(db),
     erasures: new KyselyErasureStore(db),
+    evaluators: new KyselyEvaluatorStore(db),
+    samplingRules: new KyselySamplingRuleStore(db),
   };
 }
 
