@@ -14,7 +14,7 @@ import type { ApiKeyService } from '../domains/api-keys/service.js';
 import { KEY_PREFIX } from '../domains/api-keys/secret.js';
 import { readCookie, SESSION_COOKIE } from '../domains/sessions/cookies.js';
 import type { SessionService } from '../domains/sessions/service.js';
-import { invalidRequest, permissionDenied, unauthorized } from './errors.js';
+import { invalidRequest, notFound, permissionDenied, unauthorized } from './errors.js';
 import type { Principal } from './principal.js';
 import { candidateValues, strictQuery } from './query.js';
 
@@ -28,6 +28,11 @@ declare module 'fastify' {
     rawQuery?: boolean;
     /** A telemetry write (OTLP ingest): refused, as for a revoked key, to a key a containment froze. */
     telemetryWrite?: boolean;
+    /**
+     * 'not_found': a project-scoped key naming another project gets 404, the same answer as a missing
+     * object, instead of 403 (the evaluation routes). Still before anything else runs.
+     */
+    foreignProject?: 'not_found';
   }
   interface FastifyRequest {
     principal: Principal;
@@ -89,12 +94,12 @@ function rawQuery(req: FastifyRequest): string {
  * Rule 3: a project-scoped key may omit `project_id` or repeat its own project exactly; any other
  * non-empty value, also one hidden in a repeated parameter or behind a malformed escape, is refused.
  */
-export function checkProjectSelector(principal: Principal, raw: string): void {
+export function checkProjectSelector(principal: Principal, raw: string, foreign?: 'not_found'): void {
   if (principal.projectId === null) return;
   const { values, malformed } = candidateValues(raw, 'project_id');
   if (malformed) throw permissionDenied('project_id is malformed; this key is bound to one project');
   if (values.some((v) => v !== '' && v !== principal.projectId))
-    throw permissionDenied('project_id conflicts with the project this key is bound to');
+    throw foreign === 'not_found' ? notFound('project') : permissionDenied('project_id conflicts with the project this key is bound to');
 }
 
 /** The REST base path; OTLP ingestion and the OAuth protocol routes live outside it. */
@@ -149,7 +154,7 @@ export function registerAuth(app: FastifyInstance, auth: Authenticators) {
       if (config.telemetryWrite && principal.writeFrozen) throw unauthorized();
       req.principal = principal;
       checkCsrf(principal, req);
-      checkProjectSelector(principal, raw);
+      checkProjectSelector(principal, raw, config.foreignProject);
       if (config.scope && !principal.scopes.has(config.scope)) throw permissionDenied(`this request needs scope ${config.scope}`);
       // Only admitted requests spend an agent's budget: refusals above cost nothing.
       await auth.agentBudgets.admit(principal, req.method);

@@ -10,7 +10,7 @@ import { projectWithKey, testApp, type TestApp } from '../testing/app.js';
 import { secondOrganization } from '../testing/people.js';
 
 let t: TestApp;
-let routes: { method: string; url: string; scope?: string; auth?: string }[];
+let routes: { method: string; url: string; scope?: string; auth?: string; foreignProject?: string }[];
 let fixture: { projectId: string; otherProjectId: string; keyId: string; revokedKey: string };
 
 /** A snapshot of what a refused request must not change. */
@@ -77,14 +77,15 @@ describe('security table', () => {
     expect(await state()).toBe(before);
   });
 
-  it('a project-scoped key naming another project: 403 before anything runs, nothing changes', async () => {
+  it('a project-scoped key naming another project: 403 before anything runs (404 on routes that answer it like a missing object), nothing changes', async () => {
     const { key } = await projectWithKey(t, [...ALL_SCOPES]);
     const before = await state();
     for (const r of routes) {
       const url = concrete(r.url);
       const res = await t.call({ method: r.method as never, url: `${url}${url.includes('?') ? '&' : '?'}project_id=${fixture.otherProjectId}`, key });
-      expect(res.statusCode, `${r.method} ${r.url}`).toBe(403);
-      expect(res.json().error).toBe('permission_denied');
+      const notFound = r.foreignProject === 'not_found';
+      expect(res.statusCode, `${r.method} ${r.url}`).toBe(notFound ? 404 : 403);
+      expect(res.json().error).toBe(notFound ? 'not_found' : 'permission_denied');
     }
     expect(await state()).toBe(before);
   });

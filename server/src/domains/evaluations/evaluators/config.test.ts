@@ -178,7 +178,7 @@ describe('measurement form', () => {
   it.each(MEASUREMENTS)('measurement %s is accepted', (m) => expect(parseEvaluatorConfig(D, json({ measurement: m })).config).toEqual({ form: 'measurement', measurement: m }));
 
   it('an evaluator of session.* fields or a session measurement scores only sessions; the others do not', () => {
-    const only = (c: unknown, kind = D) => scoresOnlySessions(parseEvaluatorConfig(kind, json(c)));
+    const only = (c: unknown, kind: EvaluatorKind = D) => scoresOnlySessions(parseEvaluatorConfig(kind, json(c)));
     expect(only({ measurement: 'session.turn_count' })).toBe(true);
     expect(only(gate({ field: 'session.run_count', op: 'gte', number: 2 }))).toBe(true);
     expect(only({ measurement: 'run.cost_nanos' })).toBe(false);

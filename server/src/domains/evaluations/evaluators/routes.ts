@@ -21,8 +21,9 @@ import { EVALUATOR_PAGE, checkEvaluatorId, parseVersionParam } from './service.j
 import { evaluatorSummaryView, evaluatorView, ruleView, versionView } from './views.js';
 
 const tags = ['evaluations'];
-const read = { scope: 'evals:read' };
-const write = { scope: 'evals:write' };
+// A project key naming another project is 404, the same answer as a missing evaluator.
+const read = { scope: 'evals:read', foreignProject: 'not_found' } as const;
+const write = { scope: 'evals:write', foreignProject: 'not_found' } as const;
 /** Fields the server sets: sending one is refused, naming it. */
 const SERVER_SET = ['created_by', 'created_at', 'updated_by', 'updated_at', 'version', 'latest_version', 'project_id'];
 
