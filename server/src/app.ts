@@ -53,7 +53,7 @@ export { API_PREFIX };
 
 declare module 'fastify' {
   interface FastifyInstance {
-    declaredRoutes: { method: string; url: string; config: { auth?: string; scope?: string; accepts?: string[] }; takesBody: boolean }[];
+    declaredRoutes: { method: string; url: string; config: { auth?: string; scope?: string; accepts?: string[]; foreignProject?: string }; takesBody: boolean }[];
   }
 }
 
@@ -82,7 +82,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   const declared: FastifyInstance['declaredRoutes'] = [];
   app.decorate('declaredRoutes', declared);
   app.addHook('onRoute', (r) => {
-    for (const method of [r.method].flat()) if (method !== 'HEAD') declared.push({ method, url: r.url, config: { auth: r.config?.auth, scope: r.config?.scope, accepts: r.config?.accepts }, takesBody: r.schema?.body !== undefined });
+    for (const method of [r.method].flat()) if (method !== 'HEAD') declared.push({ method, url: r.url, config: { auth: r.config?.auth, scope: r.config?.scope, accepts: r.config?.accepts, foreignProject: r.config?.foreignProject }, takesBody: r.schema?.body !== undefined });
   });
   registerErrorHandling(app);
   // The job runner's loop is started by main.ts; closing the app stops it (running jobs end or give their lease back).
