@@ -139,6 +139,7 @@ describe('versions', () => {
     expectError(await p.call('POST', '/evaluation/evaluators/nobody/versions', { kind: 'EVALUATOR_KIND_DETERMINISTIC', config_json: MEASURE }), 404);
     for (const [payload, msg] of [
       [{ config_json: MEASURE }, /kind/],
+      [{ kind: 'EVALUATOR_KIND_UNSPECIFIED', config_json: MEASURE }, /must be one of: EVALUATOR_KIND_DETERMINISTIC/],
       [{ kind: 'EVALUATOR_KIND_DETERMINISTIC', config_json: JUDGE }, /form_missing/],
       [{ kind: 'EVALUATOR_KIND_DETERMINISTIC', config_json: { measurement: 'run.duration_ms' } }, /config_json is a string/],
       [{ kind: 'EVALUATOR_KIND_DETERMINISTIC', config_json: MEASURE, version: 9 }, /version is set by the server/],

@@ -34,7 +34,7 @@ export const AppendVersionBody = Type.Object(
   {
     display_name: Type.Optional(DisplayName),
     metric_name: Type.Optional(MetricName),
-    kind: Type.Union([Kind], { description: 'must be the kind the evaluator was created with (409 otherwise)' }),
+    kind: stringEnum(EVALUATOR_KINDS, { description: 'must be the kind the evaluator was created with (409 otherwise); EVALUATOR_KIND_UNSPECIFIED is refused' }),
     config_json: ConfigJson,
   },
   { additionalProperties: false, description: 'display_name and metric_name default to the latest version\'s' },
