@@ -33,6 +33,8 @@ import { KyselyUserStore } from './users-store.js';
 import type { ContentPolicyStore } from '../../domains/content-policy/store.js';
 import { KyselyContentPolicyStore } from './content-policies-store.js';
 import type { MemoryLabelStore } from '../../domains/memory/store.js';
+import type { EvaluationResultStore } from '../../domains/evaluations/results/store.js';
+import { KyselyEvaluationResultStore } from './evaluation-results-store.js';
 import { KyselyMemoryLabelStore } from './memory-labels-store.js';
 import type { ReceiptStore } from '../../domains/receipts/store.js';
 import type { AuthorityEdgeStore } from '../../domains/authority-edges/store.js';
@@ -85,6 +87,8 @@ export interface ControlStores {
   chainArtifacts: ChainArtifactStore;
   /** Erasures of recorded content (domains/content-erasure). */
   erasures: ErasureStore;
+  /** Evaluation results, claims of evaluations under way, unscored subjects (domains/evaluations/results). */
+  evaluationResults: EvaluationResultStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -125,6 +129,7 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     deployments: new KyselyDeploymentStore(db),
     chainArtifacts: new KyselyChainArtifactStore(db),
     erasures: new KyselyErasureStore(db),
+    evaluationResults: new KyselyEvaluationResultStore(db),
   };
 }
 
