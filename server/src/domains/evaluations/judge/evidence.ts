@@ -75,7 +75,8 @@ function recorded(steps: readonly StepRow[], cls: ContentClass): { items: string
       const text = valueText(v);
       if (text.trim() === '') continue;
       if (isMetadataMarker(v)) markers++;
-      items.push(`[${s.name} · ${key}]\n${text}`);
+      // Recorded text cannot close the section it is shown in (prompt.ts fences each section).
+      items.push(`[${s.name} · ${key}]\n${text.replaceAll('</evidence', '<\\/evidence')}`);
     }
   }
   return { items, markers };
@@ -110,15 +111,39 @@ export function shares(lengths: readonly number[], max: number): number[] {
   return out;
 }
 
+/** Code points of a string (a surrogate pair is one). */
+export function codePoints(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    n++;
+  }
+  return n;
+}
+
+/** The first `n` code points of a string (never half a surrogate pair). */
+export function firstCodePoints(s: string, n: number): string {
+  let i = 0;
+  for (let k = 0; k < n && i < s.length; k++) {
+    const c = s.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff ? 2 : 1;
+  }
+  return s.slice(0, i);
+}
+
 /** The sections' texts within `max` code points in all. */
 export function boundEvidence(sections: readonly EvidenceSection[], max: number): { sections: BoundedSection[]; truncated: boolean } {
-  const texts = sections.map((s) => [...s.items.join('\n\n')]);
-  const lengths = texts.map((t) => t.length);
+  const texts = sections.map((s) => s.items.join('\n\n'));
+  const lengths = texts.map(codePoints);
   const total = lengths.reduce((a, b) => a + b, 0);
   const allowed = total <= max ? lengths : shares(lengths, max);
   const out = sections.map((s, i) => ({
     selector: s.selector,
-    text: texts[i]!.slice(0, allowed[i]).join(''),
+    text: allowed[i]! < lengths[i]! ? firstCodePoints(texts[i]!, allowed[i]!) : texts[i]!,
     fullChars: lengths[i]!,
     cut: allowed[i]! < lengths[i]!,
   }));

@@ -7,7 +7,7 @@
  */
 import type { ContentClass } from '../../content/content-keys.js';
 import type { JudgeConfig } from '../model.js';
-import type { BoundedSection } from './evidence.js';
+import { codePoints, type BoundedSection } from './evidence.js';
 import type { JudgeMessage } from './provider.js';
 import { resultShapeText } from './reply.js';
 
@@ -35,7 +35,7 @@ export function judgeMessages(config: JudgeConfig, sections: readonly BoundedSec
       `Withheld: this run recorded content of these kinds that was withheld from you: ${withheld.join(', ')}. Do not guess what it said; judge only the evidence shown.`,
     );
   for (const s of sections) {
-    const note = s.cut ? ` (cut to its first ${[...s.text].length} of ${s.fullChars} characters)` : '';
+    const note = s.cut ? ` (cut to its first ${codePoints(s.text)} of ${s.fullChars} characters)` : '';
     parts.push(`<evidence section="${s.selector}">\n# ${SECTION_TITLE[s.selector]}${note}\n${s.text}\n</evidence>`);
   }
   return [
