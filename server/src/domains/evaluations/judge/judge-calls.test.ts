@@ -4,9 +4,11 @@
  * abort, the cost states, the evidence bound, and a judge that is not configured.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../config.js';
 import { ApiError } from '../../../http/errors.js';
 import { DEFAULT_JUDGE_USAGE, JUDGE_REPLY_MODEL, verdict } from '../../../testing/judge-model-server.js';
 import type { RunFacts } from '../model.js';
+import { modelJudge } from './index.js';
 import { ALL_CONTENT, input, judgeFixture, judgeOf, projectWith, rubric, sendRun, type JudgeFixture } from './judge-fixture.js';
 
 let f: JudgeFixture;
@@ -130,9 +132,11 @@ describe('transport', () => {
     expect(newRequests(before)).toHaveLength(1);
   });
 
-  it('a 200 that is not a chat completion is retried', async () => {
-    f.server.script({ raw: '<html>gateway</html>' }, { content: verdict({ helpful: 1, grounded: 1 }) });
-    expect(await judge()).toMatchObject({ outcome: 'scored', numericValue: 1 });
+  it('a 200 that is not a chat completion, or a reply over 1 MiB, is retried', async () => {
+    const before = f.server.requests.length;
+    f.server.script({ raw: '<html>gateway</html>' }, { raw: `"${'x'.repeat(1024 * 1024 + 1)}"` }, { content: verdict({ helpful: 1, grounded: 1 }) });
+    expect(await judge()).toMatchObject({ outcome: 'scored', numericValue: 1, execution: { input_tokens: 100 } });
+    expect(newRequests(before)).toHaveLength(3);
   });
 
   it('not configured: 503 judge_not_configured naming the variable', async () => {
@@ -140,6 +144,31 @@ describe('transport', () => {
     await expect(none.score(input(f, p.projectId, run, rubric()))).rejects.toMatchObject({ status: 503, code: 'judge_not_configured', details: { variable: 'SVC_JUDGE_BASE_URL' } });
     const noModel = judgeOf(f, { settings: { maxAttempts: 1 } });
     await expect(noModel.score(input(f, p.projectId, run, rubric()))).rejects.toMatchObject({ status: 503, code: 'judge_not_configured', details: { variable: 'SVC_JUDGE_MODEL' } });
+  });
+});
+
+describe('the judge as the service builds it from SVC_JUDGE_*', () => {
+  const deps = () => ({ steps: f.store, policy: f.t.ctx.contentPolicy, pricing: f.t.ctx.llmPricing });
+
+  it('calls the configured endpoint with the configured key and default model', async () => {
+    const env = { SVC_JUDGE_BASE_URL: f.server.baseUrl, SVC_JUDGE_API_KEY: 'sk-configured', SVC_JUDGE_MODEL: 'configured-model', SVC_JUDGE_MAX_ATTEMPTS: '1' };
+    const before = f.server.requests.length;
+    f.server.script({ content: verdict({ helpful: 1, grounded: 1 }) });
+    const out = await modelJudge(loadConfig(env).judge, deps()).score(input(f, p.projectId, run, rubric()));
+    expect(out).toMatchObject({ outcome: 'scored', numericValue: 1 });
+    const [req] = newRequests(before);
+    expect(req!.headers.authorization).toBe('Bearer sk-configured');
+    expect(req!.body.model).toBe('configured-model');
+  });
+
+  it('SVC_JUDGE_BASE_URL unset: 503 judge_not_configured, nothing sent', async () => {
+    const before = f.server.requests.length;
+    const err = await modelJudge(loadConfig({ SVC_JUDGE_MODEL: 'm' }).judge, deps())
+      .score(input(f, p.projectId, run, rubric()))
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 503, code: 'judge_not_configured' });
+    expect((err as Error).message).toContain('SVC_JUDGE_BASE_URL');
+    expect(newRequests(before)).toHaveLength(0);
   });
 });
 

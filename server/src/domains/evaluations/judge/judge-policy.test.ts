@@ -53,23 +53,19 @@ describe('content-policy interplay for judges', () => {
     expect(asked).not.toContain(SECRET_PROMPT);
   });
 
-  it('3. "a refusal refuses the whole evaluation": deny of model_transcript is withheld, decided by the policy, nothing sent', async () => {
-    const p = await projectWith(f, (c, b) => (c === 'model_transcript' && b === 'judge_transfer' ? 'deny' : undefined));
-    const facts = await sendRun(f, p.key, p.projectId, ALL_CONTENT);
-    const sent = f.server.requests.length;
-    const out = await judgeOf(f).score(input(f, p.projectId, facts, rubric()));
-    expect(out).toEqual({ outcome: 'withheld', withheld: { content_class: 'model_transcript', boundary: 'judge_transfer', decided_by: 'policy' } });
-    expect(f.server.requests.length).toBe(sent);
-  });
-
-  it('3. allow_metadata at judge_transfer removes the bytes, so it withholds too', async () => {
-    const p = await projectWith(f, (c, b) => (c === 'tool_arguments' && b === 'judge_transfer' ? 'allow_metadata' : undefined));
-    const facts = await sendRun(f, p.key, p.projectId, ALL_CONTENT);
-    const sent = f.server.requests.length;
-    const out = await judgeOf(f).score(input(f, p.projectId, facts, rubric()));
-    expect(out).toEqual({ outcome: 'withheld', withheld: { content_class: 'tool_arguments', boundary: 'judge_transfer', decided_by: 'policy' } });
-    expect(f.server.requests.length).toBe(sent);
-  });
+  const refusals = [
+    ['3. "a refusal refuses the whole evaluation": deny of model_transcript is withheld, decided by the policy, nothing sent', 'model_transcript', 'deny'],
+    ['3. allow_metadata at judge_transfer removes the bytes, so it withholds too', 'tool_arguments', 'allow_metadata'],
+  ] as const;
+  for (const [name, cls, decision] of refusals)
+    it(name, async () => {
+      const p = await projectWith(f, (c, b) => (c === cls && b === 'judge_transfer' ? decision : undefined));
+      const facts = await sendRun(f, p.key, p.projectId, ALL_CONTENT);
+      const sent = f.server.requests.length;
+      const out = await judgeOf(f).score(input(f, p.projectId, facts, rubric()));
+      expect(out).toEqual({ outcome: 'withheld', withheld: { content_class: cls, boundary: 'judge_transfer', decided_by: 'policy' } });
+      expect(f.server.requests.length).toBe(sent);
+    });
 
   it('3. no policy yet: withheld, decided by no_policy', async () => {
     const p = await projectWith(f);
