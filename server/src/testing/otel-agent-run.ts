@@ -80,6 +80,11 @@ export interface AgentRunOptions {
   retrievalSpanError?: boolean;
   /** Runs with the chat span active (e.g. to emit a log record that carries its trace and span ids). */
   duringChat?: () => void;
+  /**
+   * Recorded content (none by default): the chat step's `gen_ai.input.messages` and
+   * `gen_ai.output.messages`, the `search` tool step's `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result`.
+   */
+  content?: { prompt?: string; completion?: string; toolArguments?: string; toolResult?: string };
 }
 
 export interface AgentRunSpans {
@@ -138,6 +143,8 @@ export async function sendAgentRun(o: AgentRunOptions): Promise<AgentRunSpans> {
       'gen_ai.usage.output_tokens': CHAT_USAGE.outputTokens,
       'gen_ai.response.status': 'completed',
       ...(o.chatCostNanos !== undefined ? { 'svc.cost.nanos': o.chatCostNanos } : {}),
+      ...(o.content?.prompt !== undefined ? { 'gen_ai.input.messages': o.content.prompt } : {}),
+      ...(o.content?.completion !== undefined ? { 'gen_ai.output.messages': o.content.completion } : {}),
     },
     SpanKind.CLIENT,
   );
@@ -147,7 +154,14 @@ export async function sendAgentRun(o: AgentRunOptions): Promise<AgentRunSpans> {
     context.with(trace.setSpan(ROOT_CONTEXT, chat), o.duringChat);
   }
   chat.end();
-  const tool = child('execute_tool search', { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', 'gen_ai.tool.call.id': 'call-1', 'gen_ai.response.status': 'completed' });
+  const tool = child('execute_tool search', {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': 'search',
+    'gen_ai.tool.call.id': 'call-1',
+    'gen_ai.response.status': 'completed',
+    ...(o.content?.toolArguments !== undefined ? { 'gen_ai.tool.call.arguments': o.content.toolArguments } : {}),
+    ...(o.content?.toolResult !== undefined ? { 'gen_ai.tool.call.result': o.content.toolResult } : {}),
+  });
   tool.end();
   const failed = child('execute_tool send_email', {
     'gen_ai.operation.name': 'execute_tool',
