@@ -1,11 +1,14 @@
 /**
  * DuckDB read of the release a run declares (domains/evaluations/scoring/facts.ts `RunReleaseReader`):
  * its root span's `service.version` resource attribute. A span stored more than once is read as its first
- * ingested copy, as the agent reads do. An absent, empty or non-text value is no release.
+ * ingested copy, as the agent reads do. A text or number value is the release (a number as its text); an absent, empty, boolean or structured value is no release.
  */
 import type { RunReleaseReader } from '../../../domains/evaluations/scoring/facts.js';
 import { Params, query } from './agent-runs-sql.js';
 import type { TelemetryDb } from './open.js';
+
+/** JSON types a release may have (`json_type` names). */
+const SCALAR_TYPES = new Set(['VARCHAR', 'BIGINT', 'UBIGINT', 'DOUBLE']);
 
 export class DuckDbReleaseQuery implements RunReleaseReader {
   constructor(private readonly db: TelemetryDb) {}
@@ -20,6 +23,7 @@ export class DuckDbReleaseQuery implements RunReleaseReader {
       ORDER BY ingested_at_us, start_us
       LIMIT 1`;
     const [row] = await this.db.read((c) => query(c, sql, p));
-    return row && row.type === 'VARCHAR' && typeof row.release === 'string' && row.release !== '' ? row.release : null;
+    if (!row || typeof row.release !== 'string' || row.release === '') return null;
+    return SCALAR_TYPES.has(String(row.type)) ? row.release : null;
   }
 }
