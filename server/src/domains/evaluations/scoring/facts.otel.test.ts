@@ -5,13 +5,10 @@
  * its root. Expected values come from what the SDK recorded (span ids, times), not from the server.
  */
 import { ROOT_CONTEXT, trace, type Span, type Tracer } from '@opentelemetry/api';
-import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DuckDbReleaseQuery } from '../../../storage/telemetry/duckdb/release-query.js';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../../testing/app.js';
-import { hrMicros, readable, sendAgentRun, type AgentRunSpans } from '../../../testing/otel-agent-run.js';
+import { hrMicros, readable, sendAgentRun, sendSpans, type AgentRunSpans } from '../../../testing/otel-agent-run.js';
 import { FREE_EXECUTION, type EvaluatorConfig, type SubjectFacts } from '../model.js';
 import { AgentFactsReader } from './facts.js';
 import { scoreModelless } from './index.js';
@@ -46,19 +43,8 @@ async function caught(p: Promise<unknown>) {
 }
 
 /** Sends the spans `build` makes through the SDK's OTLP/HTTP JSON exporter, under these resource attributes. */
-async function send<T>(key: string, resource: Record<string, string | number | boolean>, build: (tracer: Tracer) => T): Promise<T> {
-  const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': 'eval-agent', ...resource }),
-    spanProcessors: [new BatchSpanProcessor(new JsonTraceExporter({ url: `${base}/v1/traces`, headers: { 'x-svc-api-key': key } }))],
-  });
-  try {
-    const out = build(provider.getTracer('eval-test', '1.0.0'));
-    await provider.forceFlush();
-    return out;
-  } finally {
-    await provider.shutdown();
-  }
-}
+const send = <T>(key: string, resource: Record<string, string | number | boolean>, build: (tracer: Tracer) => T): Promise<T> =>
+  sendSpans({ base, key, resource: { 'service.name': 'eval-agent', ...resource }, scope: 'eval-test' }, build);
 
 interface StepSpec {
   op: string;
