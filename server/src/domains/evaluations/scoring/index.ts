@@ -4,6 +4,7 @@
  */
 import type { EvaluatorConfig, ScoreOutcome, SubjectFacts } from '../model.js';
 import { scoreDeterministic } from './deterministic.js';
+import { checkFamily } from './family.js';
 import { scoreTrajectory } from './trajectory.js';
 
 export { AgentFactsReader, type RunReleaseReader } from './facts.js';
@@ -17,3 +18,6 @@ export function scoreModelless(parsed: EvaluatorConfig, facts: SubjectFacts): Sc
   if (parsed.kind === 'EVALUATOR_KIND_REFERENCE_TRAJECTORY') return scoreTrajectory(parsed.config, facts);
   throw new Error('an LLM judge evaluator is scored by the judge, not by scoreModelless');
 }
+
+/** The runner's model-less scoring seam (`ModellessScoring` of the runner): the family rule and the scorers. */
+export const modellessScoring = { checkFamily, score: scoreModelless };
