@@ -9,7 +9,7 @@
  * failure), so a refused request fails the test that sent it.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type ContextManager, type HrTime, type Span } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type AttributeValue, type Context, type ContextManager, type HrTime, type Span, type Tracer } from '@opentelemetry/api';
 import type { Logger } from '@opentelemetry/api-logs';
 import { OTLPLogExporter as ProtoLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
 import { OTLPLogExporter as JsonLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
@@ -192,6 +192,30 @@ export async function sendAgentRun(o: AgentRunOptions): Promise<AgentRunSpans> {
     await provider.shutdown();
   }
   return { root, chat, tool, failed, retrieval, memory };
+}
+
+export interface SpansClientOptions {
+  base: string;
+  key: string;
+  /** Resource attributes of every span sent. */
+  resource: Record<string, AttributeValue>;
+  /** The instrumentation scope name (version 1.0.0). */
+  scope: string;
+}
+
+/** Sends the spans `build` starts and ends through the SDK's OTLP/HTTP JSON exporter; answers what `build` returned. */
+export async function sendSpans<T>(o: SpansClientOptions, build: (tracer: Tracer) => T): Promise<T> {
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes(o.resource),
+    spanProcessors: [new BatchSpanProcessor(new JsonTraceExporter({ url: `${o.base}/v1/traces`, headers: { 'x-svc-api-key': o.key } }))],
+  });
+  try {
+    const out = build(provider.getTracer(o.scope, '1.0.0'));
+    await provider.forceFlush();
+    return out;
+  } finally {
+    await provider.shutdown();
+  }
 }
 
 export interface LogsClientOptions {
