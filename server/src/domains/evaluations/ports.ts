@@ -59,7 +59,8 @@ export interface EvaluateInput {
   orgId: string;
   projectId: string;
   evaluator: EvaluatorRef;
-  subjectKind: SubjectKind;
+  /** As asked: the runner reads it (400 unknown, 501 turn and dataset item). */
+  subjectKind: string;
   subjectRef: string;
   trigger: EvaluationTrigger;
 }

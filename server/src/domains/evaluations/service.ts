@@ -42,7 +42,7 @@ export class EvaluationService {
       subjectKind: body.subject_kind,
       subjectRef: body.subject_ref,
       trigger: { sampling: 'NOT_SAMPLED', caller },
-    } as Parameters<EvaluationRunner['evaluate']>[0]);
+    });
     const subject = readSubject(body.subject_kind, body.subject_ref);
     const key: EvaluationKey = {
       projectId: project.id,
