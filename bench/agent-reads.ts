@@ -25,20 +25,20 @@ const ExportLogsReq = root.opentelemetry.proto.collector.logs.v1.ExportLogsServi
 const str = (key: string, v: string) => ({ key, value: { stringValue: v } });
 const int = (key: string, v: number) => ({ key, value: { intValue: v } });
 
-const DAY_MS = 24 * 3_600_000;
-const SPANS_PER_RUN = 10;
-const SESSIONS = 1_000;
+export const DAY_MS = 24 * 3_600_000;
+export const SPANS_PER_RUN = 10;
+export const SESSIONS = 1_000;
 const TURNS = 3;
 /** Sessions open at the same time: runs are dealt round-robin to a block of this many sessions. */
 const CONCURRENT_SESSIONS = 20;
-const BATCH = 5_000;
-const IN_FLIGHT = 4;
+export const BATCH = 5_000;
+export const IN_FLIGHT = 4;
 const LOGS = 200_000;
 const LOG_SERVICES = 20;
 const RUNS = 30;
 const WARM_UPS = 3;
 
-const MODELS = [
+export const MODELS = [
   { model: 'gpt-4o-mini', provider: 'openai', input: 0.15, output: 0.6 },
   { model: 'claude-sonnet-4', provider: 'anthropic', input: 3, output: 15 },
 ];
@@ -46,10 +46,10 @@ const TOOLS = ['search_docs', 'run_sql', 'send_email', 'fetch_url'];
 
 const md5 = (s: string) => createHash('md5').update(s).digest();
 /** The trace id (= run id) of run `i`: deterministic, so the reads can name runs without asking. */
-const traceIdOf = (i: number) => md5(`run-${i}`);
+export const traceIdOf = (i: number) => md5(`run-${i}`);
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
-interface Layout {
+export interface Layout {
   runs: number;
   startMs: number;
   stepMs: number;
@@ -156,7 +156,7 @@ function runSpans(l: Layout, i: number): object[] {
 }
 
 /** One ExportTraceServiceRequest of runs [from, to). */
-function tracesBody(l: Layout, from: number, to: number): Uint8Array {
+export function tracesBody(l: Layout, from: number, to: number): Uint8Array {
   const spans: object[] = [];
   for (let i = from; i < to; i++) spans.push(...runSpans(l, i));
   const msg = ExportTraceReq.fromObject({

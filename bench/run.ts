@@ -1,8 +1,9 @@
 /**
  * npm run bench: OTLP protobuf ingest throughput (metrics points/s, and spans/s in bench/spans.ts),
  * aggregate query latency, and the agent, trace and log reads over a day of agent runs (bench/agent-reads.ts),
- * and the cost of the containment check on the ingest path (bench/containment.ts), printed as small
- * tables. `--only=ingest|query|spans|agent|containment` runs one section.
+ * the cost of the containment check on the ingest path (bench/containment.ts), and evaluations
+ * (bench/evaluations.ts), printed as small tables. `--only=ingest|query|spans|agent|containment|evals`
+ * runs one section.
  * Runs the real app (file-backed SQLite + DuckDB in a temp dir) on a loopback port; the client is
  * in the same process, so the ingest figure includes the client's share of the 2 cores.
  */
@@ -20,6 +21,7 @@ import { ingestRun, otlpPoster, pct, perSecond, table } from './lib.js';
 import { benchAgentReads } from './agent-reads.js';
 import { benchSpans } from './spans.js';
 import { benchContainment } from './containment.js';
+import { benchEvaluations } from './evaluations.js';
 
 const require = createRequire(import.meta.url);
 const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.js');
@@ -27,7 +29,7 @@ const ExportReq = root.opentelemetry.proto.collector.metrics.v1.ExportMetricsSer
 
 const SERIES = 1000;
 const quick = process.argv.includes('--quick');
-const SECTIONS = ['ingest', 'query', 'spans', 'agent', 'containment'] as const;
+const SECTIONS = ['ingest', 'query', 'spans', 'agent', 'containment', 'evals'] as const;
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
 if (only !== undefined && !(SECTIONS as readonly string[]).includes(only)) throw new Error(`--only must be one of ${SECTIONS.join(', ')}`);
 const wants = (section: (typeof SECTIONS)[number]) => only === undefined || only === section;
@@ -134,6 +136,11 @@ async function main() {
   }
 
   if (wants('containment')) await benchContainment({ ctx, address, projectId: init.projectId, otlpBody, quick });
+
+  if (wants('evals')) {
+    const projectId = (await ctx.projects.create((await ctx.apiKeys.authenticate(key))!, { name: 'bench-evals' })).id;
+    await benchEvaluations({ app, ctx, address, key, projectId, quick });
+  }
 
   await app.close();
   await telemetry.close();

@@ -34,6 +34,24 @@ export interface Config {
   jobs: JobSettings;
   /** Seconds a process caches a project's content policy (SVC_CONTENT_POLICY_TTL_SECONDS, 0 to 30, default 30; docs/content-policy.md). */
   contentPolicyTtlSeconds: number;
+  /** The model judge of evaluations (SVC_JUDGE_*; docs/evaluations.md). */
+  judge: JudgeSettings;
+}
+
+/** The OpenAI-compatible chat-completions endpoint model-judge evaluations call. */
+export interface JudgeSettings {
+  /** SVC_JUDGE_BASE_URL, e.g. `https://api.openai.com/v1`; unset: no judge (judge evaluations answer 503 `judge_not_configured`). */
+  baseUrl?: string;
+  /** SVC_JUDGE_API_KEY, sent as `Authorization: Bearer`. */
+  apiKey?: string;
+  /** SVC_JUDGE_MODEL: the model asked when an evaluator names none. */
+  defaultModel?: string;
+  /** SVC_JUDGE_PROVIDER: the provider the judge model's prices are listed under in a project's price table; unset: the any-provider entry. */
+  provider?: string;
+  /** SVC_JUDGE_TIMEOUT_SECONDS: per call, 1 to 300, default 60. */
+  timeoutSeconds: number;
+  /** SVC_JUDGE_MAX_ATTEMPTS: calls per evaluation (retries included), 1 to 10, default 3. */
+  maxAttempts: number;
 }
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -91,6 +109,30 @@ function keyHashSecret(env: NodeJS.ProcessEnv): Buffer | undefined {
   return bytes;
 }
 
+function judgeSettings(env: NodeJS.ProcessEnv): JudgeSettings {
+  const text = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
+  let baseUrl = text('SVC_JUDGE_BASE_URL');
+  if (baseUrl !== undefined) {
+    let u: URL | undefined;
+    try {
+      u = new URL(baseUrl);
+    } catch {
+      u = undefined;
+    }
+    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.search || u.hash)
+      throw new Error(`SVC_JUDGE_BASE_URL must be an absolute http(s) URL without query or fragment, got "${baseUrl}"`);
+    baseUrl = u.href.replace(/\/+$/, '');
+  }
+  return {
+    baseUrl,
+    apiKey: text('SVC_JUDGE_API_KEY'),
+    defaultModel: text('SVC_JUDGE_MODEL')?.trim() || undefined,
+    provider: text('SVC_JUDGE_PROVIDER')?.trim() || undefined,
+    timeoutSeconds: intVar(env, 'SVC_JUDGE_TIMEOUT_SECONDS', 60, 1, 300),
+    maxAttempts: intVar(env, 'SVC_JUDGE_MAX_ATTEMPTS', 3, 1, 10),
+  };
+}
+
 function jobSettings(env: NodeJS.ProcessEnv): JobSettings {
   const n = (k: keyof typeof JOB_SETTING_VARS) => {
     const [name, fallback, min, max] = JOB_SETTING_VARS[k];
@@ -130,5 +172,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyHashSecret: keyHashSecret(env),
     jobs: jobSettings(env),
     contentPolicyTtlSeconds: intVar(env, 'SVC_CONTENT_POLICY_TTL_SECONDS', 30, 0, 30),
+    judge: judgeSettings(env),
   };
 }

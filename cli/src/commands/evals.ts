@@ -6,8 +6,10 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { registerEvalsEvaluators } from './evals-evaluators.js';
+import { registerEvalsResults } from './evals-results.js';
 
 export function registerEvals(program: Command, ctx: Context): void {
   const evals = program.command('evals').description('evaluations: evaluators, sampling rules, budget, on-demand evaluation, results');
   registerEvalsEvaluators(evals, ctx);
+  registerEvalsResults(evals, ctx);
 }

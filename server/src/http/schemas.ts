@@ -15,8 +15,10 @@ const ERROR_MEANING: Record<number, string> = {
   410: 'gone (expired)',
   413: 'request body too large',
   415: 'unsupported content type or content encoding',
-  429: 'too many requests: an agent budget is spent (Retry-After), or the result would be too large',
+  429: 'too many requests: an agent or evaluation budget is spent (Retry-After), or the result would be too large',
+  501: 'not implemented for this kind of request',
   503: 'temporarily unavailable; retry after Retry-After seconds',
+  504: 'the work ran past its time budget; nothing was stored',
 };
 
 /** Standard error answers a route can give, for the OpenAPI description: each is the named `ErrorResponse`. */

@@ -9,7 +9,7 @@
  * failure), so a refused request fails the test that sent it.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type ContextManager, type HrTime, type Span } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type AttributeValue, type Context, type ContextManager, type HrTime, type Span, type Tracer } from '@opentelemetry/api';
 import type { Logger } from '@opentelemetry/api-logs';
 import { OTLPLogExporter as ProtoLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
 import { OTLPLogExporter as JsonLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
@@ -80,6 +80,11 @@ export interface AgentRunOptions {
   retrievalSpanError?: boolean;
   /** Runs with the chat span active (e.g. to emit a log record that carries its trace and span ids). */
   duringChat?: () => void;
+  /**
+   * Recorded content (none by default): the chat step's `gen_ai.input.messages` and
+   * `gen_ai.output.messages`, the `search` tool step's `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result`.
+   */
+  content?: { prompt?: string; completion?: string; toolArguments?: string; toolResult?: string };
 }
 
 export interface AgentRunSpans {
@@ -138,6 +143,8 @@ export async function sendAgentRun(o: AgentRunOptions): Promise<AgentRunSpans> {
       'gen_ai.usage.output_tokens': CHAT_USAGE.outputTokens,
       'gen_ai.response.status': 'completed',
       ...(o.chatCostNanos !== undefined ? { 'svc.cost.nanos': o.chatCostNanos } : {}),
+      ...(o.content?.prompt !== undefined ? { 'gen_ai.input.messages': o.content.prompt } : {}),
+      ...(o.content?.completion !== undefined ? { 'gen_ai.output.messages': o.content.completion } : {}),
     },
     SpanKind.CLIENT,
   );
@@ -147,7 +154,14 @@ export async function sendAgentRun(o: AgentRunOptions): Promise<AgentRunSpans> {
     context.with(trace.setSpan(ROOT_CONTEXT, chat), o.duringChat);
   }
   chat.end();
-  const tool = child('execute_tool search', { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', 'gen_ai.tool.call.id': 'call-1', 'gen_ai.response.status': 'completed' });
+  const tool = child('execute_tool search', {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': 'search',
+    'gen_ai.tool.call.id': 'call-1',
+    'gen_ai.response.status': 'completed',
+    ...(o.content?.toolArguments !== undefined ? { 'gen_ai.tool.call.arguments': o.content.toolArguments } : {}),
+    ...(o.content?.toolResult !== undefined ? { 'gen_ai.tool.call.result': o.content.toolResult } : {}),
+  });
   tool.end();
   const failed = child('execute_tool send_email', {
     'gen_ai.operation.name': 'execute_tool',
@@ -178,6 +192,30 @@ export async function sendAgentRun(o: AgentRunOptions): Promise<AgentRunSpans> {
     await provider.shutdown();
   }
   return { root, chat, tool, failed, retrieval, memory };
+}
+
+export interface SpansClientOptions {
+  base: string;
+  key: string;
+  /** Resource attributes of every span sent. */
+  resource: Record<string, AttributeValue>;
+  /** The instrumentation scope name (version 1.0.0). */
+  scope: string;
+}
+
+/** Sends the spans `build` starts and ends through the SDK's OTLP/HTTP JSON exporter; answers what `build` returned. */
+export async function sendSpans<T>(o: SpansClientOptions, build: (tracer: Tracer) => T): Promise<T> {
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes(o.resource),
+    spanProcessors: [new BatchSpanProcessor(new JsonTraceExporter({ url: `${o.base}/v1/traces`, headers: { 'x-svc-api-key': o.key } }))],
+  });
+  try {
+    const out = build(provider.getTracer(o.scope, '1.0.0'));
+    await provider.forceFlush();
+    return out;
+  } finally {
+    await provider.shutdown();
+  }
 }
 
 export interface LogsClientOptions {

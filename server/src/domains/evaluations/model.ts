@@ -247,3 +247,18 @@ export const FREE_EXECUTION: ScoredExecution = {
 /** Legacy results cite version 0 and an evaluator id `legacy/<author>/<metric>`; no exact reference matches them. */
 export const LEGACY_VERSION = 0;
 export const isLegacyEvaluatorId = (id: string) => id.startsWith('legacy/');
+
+// ---- scoring/: what the model-less scorers read beside the facts above (interface merging; all optional)
+
+export interface StepFact {
+  /** True when the step is marked as a safety check (`svc.safety.check`). */
+  safetyCheck?: boolean;
+}
+export interface RunFacts {
+  /** Why `costNanos` is null: `no_model_calls`, `missing_usage` or `unpriced_model` (the agent reads' reasons). */
+  costUnavailableReason?: string;
+}
+export interface SessionFacts {
+  /** Why `costNanos` is null: `run_cost_unavailable` or `zero_cost`. */
+  costUnavailableReason?: string;
+}

@@ -4,7 +4,7 @@
  * (sampling/), and the one runner that evaluates a subject and stores its result (service.ts).
  */
 import type { Principal } from '../../http/principal.js';
-import type { EvaluatorRef, EvaluatorVersionRecord, EvaluatorConfig, JudgeConfig, RunFacts, ScoreOutcome, SessionFacts, StepSubjectFacts, SubjectFacts, SubjectKind, EvaluatorKind } from './model.js';
+import type { EvaluatorRef, EvaluatorVersionRecord, EvaluatorConfig, JudgeConfig, RunFacts, ScoreOutcome, ScoredExecution, SessionFacts, StepSubjectFacts, SubjectFacts, SubjectKind, EvaluatorKind } from './model.js';
 
 /** Evaluator versions, by exact reference (evaluators/service.ts). */
 export interface EvaluatorVersions {
@@ -59,7 +59,8 @@ export interface EvaluateInput {
   orgId: string;
   projectId: string;
   evaluator: EvaluatorRef;
-  subjectKind: SubjectKind;
+  /** As asked: the runner reads it (400 unknown, 501 turn and dataset item). */
+  subjectKind: string;
   subjectRef: string;
   trigger: EvaluationTrigger;
 }
@@ -67,7 +68,8 @@ export interface EvaluateInput {
 /** What one evaluation came to (the on-demand route maps `unmeasured` to 400 and `withheld` to 403). */
 export type EvaluateAnswer =
   | { outcome: 'scored'; alreadyEvaluated: boolean; resultId: string }
-  | { outcome: 'unmeasured'; reason: string }
+  /** `execution` when a model was called (and spent) without giving a usable score. */
+  | { outcome: 'unmeasured'; reason: string; execution?: ScoredExecution }
   | { outcome: 'withheld'; contentClass: string; boundary: string; decidedBy: string };
 
 /** Evaluates one subject with one exact evaluator version and stores what it came to (service.ts). */

@@ -5,13 +5,10 @@
  * compared exactly with what the SDK recorded (span ids, times) and the labels written in between.
  */
 import { ROOT_CONTEXT, SpanKind, trace, type Span, type Tracer } from '@opentelemetry/api';
-import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DuckDbMemoryQuery } from '../../storage/telemetry/duckdb/memory-query.js';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../testing/app.js';
-import { hrMicros, isoFromMicros, readable, sendAgentRun } from '../../testing/otel-agent-run.js';
+import { hrMicros, isoFromMicros, readable, sendAgentRun, sendSpans } from '../../testing/otel-agent-run.js';
 
 const clock = fixedClock(new Date().toISOString());
 let t: TestApp;
@@ -57,19 +54,8 @@ interface MemoryOp {
 }
 
 /** Sends spans through the SDK's OTLP/HTTP JSON exporter; `build` starts and ends them. */
-async function send<T>(key: string, build: (tracer: Tracer) => T): Promise<T> {
-  const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': 'memory-agent' }),
-    spanProcessors: [new BatchSpanProcessor(new JsonTraceExporter({ url: `${base}/v1/traces`, headers: { 'x-svc-api-key': key } }))],
-  });
-  try {
-    const out = build(provider.getTracer('memory-test', '1.0.0'));
-    await provider.forceFlush();
-    return out;
-  } finally {
-    await provider.shutdown();
-  }
-}
+const send = <T>(key: string, build: (tracer: Tracer) => T): Promise<T> =>
+  sendSpans({ base, key, resource: { 'service.name': 'memory-agent' }, scope: 'memory-test' }, build);
 
 function memorySpan(tracer: Tracer, m: MemoryOp, parent: Span | null, extra: Record<string, string> = {}, startTime?: number): Span {
   const s = tracer.startSpan(

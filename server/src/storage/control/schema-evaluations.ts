@@ -11,6 +11,59 @@ export interface EvaluationTables {
   sampling_rules: SamplingRulesTable;
   // -- sampling rules and budget (0017)
   // -- results (0018)
+  evaluation_results: EvaluationResultsTable;
+  evaluation_claims: EvaluationClaimsTable;
+  evaluation_unscored: EvaluationUnscoredTable;
+}
+
+/** One result per evaluator version per subject (domains/evaluations/results). Added by 0018_evaluation_results. */
+export interface EvaluationResultsTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  evaluator_id: string;
+  /** 0 marks a legacy result. */
+  evaluator_version: number;
+  metric_name: string;
+  mode: string;
+  subject_kind: string;
+  subject_ref: string;
+  numeric_value: number | null;
+  label: string | null;
+  explanation: string | null;
+  subject_release: string | null;
+  /** '' except for legacy results. */
+  legacy_source: string;
+  occurred_at: string;
+  evaluated_at: string;
+  /** JSON of the execution record; null when written before it existed. */
+  execution: string | null;
+}
+
+/** An evaluation under way (409 to a second asker until it ends or expires). Added by 0018_evaluation_results. */
+export interface EvaluationClaimsTable {
+  claim_key: string;
+  token: string;
+  expires_at: string;
+}
+
+/** A subject that could not be scored: `unmeasured` or `withheld`. Added by 0018_evaluation_results. */
+export interface EvaluationUnscoredTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  evaluator_id: string;
+  evaluator_version: number;
+  subject_kind: string;
+  subject_ref: string;
+  mode: string;
+  outcome: string;
+  reason: string;
+  /** JSON object (the withholding: content_class, boundary, decided_by). */
+  details: string;
+  attempts: number;
+  first_at: string;
+  last_at: string;
 }
 
 // ---- evaluators (0016)

@@ -33,6 +33,8 @@ import { KyselyUserStore } from './users-store.js';
 import type { ContentPolicyStore } from '../../domains/content-policy/store.js';
 import { KyselyContentPolicyStore } from './content-policies-store.js';
 import type { MemoryLabelStore } from '../../domains/memory/store.js';
+import type { EvaluationResultStore } from '../../domains/evaluations/results/store.js';
+import { KyselyEvaluationResultStore } from './evaluation-results-store.js';
 import { KyselyMemoryLabelStore } from './memory-labels-store.js';
 import type { ReceiptStore } from '../../domains/receipts/store.js';
 import type { AuthorityEdgeStore } from '../../domains/authority-edges/store.js';
@@ -91,6 +93,8 @@ export interface ControlStores {
   /** Evaluators and their immutable versions; sampling rules (domains/evaluations/evaluators). */
   evaluators: EvaluatorStore;
   samplingRules: SamplingRuleStore;
+  /** Evaluation results, claims of evaluations under way, unscored subjects (domains/evaluations/results). */
+  evaluationResults: EvaluationResultStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -133,6 +137,7 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     erasures: new KyselyErasureStore(db),
     evaluators: new KyselyEvaluatorStore(db),
     samplingRules: new KyselySamplingRuleStore(db),
+    evaluationResults: new KyselyEvaluationResultStore(db),
   };
 }
 
