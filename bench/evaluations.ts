@@ -28,7 +28,7 @@ export async function benchEvaluations(o: { app: FastifyInstance; ctx: AppContex
   const call = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) => {
     const sep = url.includes('?') ? '&' : '?';
     const res = await app.inject({ method, url: `/api/v1${url}${sep}project_id=${projectId}`, headers: { 'x-svc-api-key': key }, ...(payload ? { payload } : {}) });
-    if (res.statusCode !== 200) throw new Error(`${method} ${url} answered ${res.statusCode}: ${res.body}`);
+    if (res.statusCode !== 200 && res.statusCode !== 201) throw new Error(`${method} ${url} answered ${res.statusCode}: ${res.body}`);
     return res.json();
   };
   console.log(`\nevaluations: load average at start ${load()} (${os.cpus().length} cores)`);

@@ -24,7 +24,7 @@ async function project(scopes = SCOPES) {
     t.call({ method, url: `/api/v1${url}`, key, ...(payload !== undefined ? { payload: payload as object } : {}) });
   const evaluator = async (evaluator_id: string, kind: string, config: unknown, metric_name = evaluator_id) => {
     const res = await call('POST', '/evaluation/evaluators', { evaluator_id, display_name: evaluator_id, metric_name, kind, config_json: JSON.stringify(config) });
-    expect(res.statusCode, res.body).toBe(200);
+    expect(res.statusCode, res.body).toBe(201);
     return res.json();
   };
   const evaluate = (evaluator_id: string, version: number, subject_ref: string, subject_kind = 'SUBJECT_KIND_AGENT_RUN') =>

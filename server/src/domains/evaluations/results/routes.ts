@@ -21,7 +21,7 @@ export function evaluationResultRoutes(base: FastifyInstance, ctx: AppContext) {
   app.post(
     '/evaluation/evaluate',
     {
-      config: { scope: 'evals:write' },
+      config: { scope: 'evals:write', foreignProject: 'not_found' },
       preValidation: refuseActors,
       schema: {
         operationId: 'evaluateSubject',
@@ -44,7 +44,7 @@ export function evaluationResultRoutes(base: FastifyInstance, ctx: AppContext) {
   app.get(
     '/evaluation/results',
     {
-      config: { scope: 'evals:read' },
+      config: { scope: 'evals:read', foreignProject: 'not_found' },
       schema: {
         operationId: 'listEvaluationResults',
         tags,
@@ -63,7 +63,7 @@ export function evaluationResultRoutes(base: FastifyInstance, ctx: AppContext) {
   app.get(
     '/evaluation/unscored-subjects',
     {
-      config: { scope: 'evals:read' },
+      config: { scope: 'evals:read', foreignProject: 'not_found' },
       schema: {
         operationId: 'listUnscoredSubjects',
         tags,
