@@ -34,6 +34,12 @@ export interface Config {
   jobs: JobSettings;
   /** Seconds a process caches a project's content policy (SVC_CONTENT_POLICY_TTL_SECONDS, 0 to 30, default 30; docs/content-policy.md). */
   contentPolicyTtlSeconds: number;
+  /**
+   * The evaluation sampling job (docs/evaluations-sampling.md): seconds between ticks
+   * (SVC_EVAL_SAMPLING_INTERVAL_SECONDS, 5 to 86400, default 60) and the settle delay a run waits after its
+   * start before a rule looks at it (SVC_EVAL_SAMPLING_SETTLE_SECONDS, 0 to 86400, default 300).
+   */
+  evaluationSampling: { everySeconds: number; settleSeconds: number };
 }
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -130,5 +136,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyHashSecret: keyHashSecret(env),
     jobs: jobSettings(env),
     contentPolicyTtlSeconds: intVar(env, 'SVC_CONTENT_POLICY_TTL_SECONDS', 30, 0, 30),
+    evaluationSampling: {
+      everySeconds: intVar(env, 'SVC_EVAL_SAMPLING_INTERVAL_SECONDS', 60, 5, 86_400),
+      settleSeconds: intVar(env, 'SVC_EVAL_SAMPLING_SETTLE_SECONDS', 300, 0, 86_400),
+    },
   };
 }

@@ -53,6 +53,10 @@ import { AbomService } from './domains/abom/service.js';
 import { DeploymentService } from './domains/deployments/service.js';
 import { ChainProofService } from './domains/chain-proofs/service.js';
 import type { ArtifactSigner } from './domains/signing/signer.js';
+// Evaluations: the budget and the sampling job (docs/evaluations-sampling.md)
+import { EvaluationBudgetService } from './domains/evaluations/sampling/budget.js';
+import { SAMPLING_JOB_KIND, SamplingJob } from './domains/evaluations/sampling/job.js';
+import type { EvaluationRunner, SamplingRules } from './domains/evaluations/ports.js';
 
 export interface AppContext {
   config: Config;
@@ -125,6 +129,17 @@ export interface AppContext {
   deployments: DeploymentService;
   /** Signed checkpoints and RFC 6962 tree heads of receipt chains, inclusion and consistency proofs, the entry export (`/receipt-chains/...`). */
   chainProofs: ChainProofService;
+  // -- evaluations: the budget and the sampling job
+  /** The organization's daily evaluation budget (`/evaluation/budget`); the runner's `EvaluationBudget` port. */
+  evaluationBudget: EvaluationBudgetService;
+  /** The `evaluation.sampling` job's work, one tick (registered on `jobs`). */
+  evaluationSampling: SamplingJob;
+  /**
+   * The sampling job's ports, read at each tick: the active sampling rules and the runner that evaluates
+   * one subject. Until they are set no rule exists, and nothing is sampled.
+   */
+  samplingRules?: SamplingRules;
+  evaluationRunner?: EvaluationRunner;
 }
 
 export function buildContext(opts: {
@@ -196,7 +211,14 @@ export function buildContext(opts: {
   const signing = new SigningKeyService(opts.control, clock, sealingKey(opts.config.keyHashSecret), roleOf);
   const abom = new AbomService(opts.control, signing, clock, ids, roleOf);
   const deployments = new DeploymentService(opts.control, abom, signals, clock, ids);
-  return {
+  // Evaluations: the budget, and the sampling job reading the rules and the runner from the context at each tick.
+  const evaluationBudget = new EvaluationBudgetService(opts.control.evaluationBudget, clock);
+  const ports = { rules: () => ctx.samplingRules, runner: () => ctx.evaluationRunner };
+  const evaluationSampling = new SamplingJob(opts.control.evaluationSampling, agentRunsQuery, ports, opts.config.evaluationSampling);
+  jobs.register(SAMPLING_JOB_KIND, async ({ now, signal }) => void (await evaluationSampling.tick(now(), signal)), {
+    everySeconds: opts.config.evaluationSampling.everySeconds,
+  });
+  const ctx: AppContext = {
     config: opts.config,
     clock,
     ids,
@@ -245,7 +267,10 @@ export function buildContext(opts: {
     abom,
     deployments,
     chainProofs: new ChainProofService(opts.control, opts.chainSource ?? receiptChain, opts.signer ?? signing, clock, ids),
+    evaluationBudget,
+    evaluationSampling,
   };
+  return ctx;
 }
 
 /**

@@ -49,6 +49,10 @@ import type { ChainArtifactStore } from '../../domains/chain-proofs/store.js';
 import { KyselyChainArtifactStore } from './chain-artifacts-store.js';
 import type { ErasureStore } from '../../domains/content-erasure/store.js';
 import { KyselyErasureStore } from './content-erasures-store.js';
+// 0017_evaluation_budget: the evaluation budget and the sampling job's state
+import type { EvaluationBudgetStore, SamplingStore } from '../../domains/evaluations/sampling/store.js';
+import { KyselyEvaluationBudgetStore } from './evaluation-budget-store.js';
+import { KyselySamplingStore } from './evaluation-sampling-store.js';
 
 export interface ControlStores {
   apiKeys: ApiKeyStore;
@@ -85,6 +89,11 @@ export interface ControlStores {
   chainArtifacts: ChainArtifactStore;
   /** Erasures of recorded content (domains/content-erasure). */
   erasures: ErasureStore;
+  // 0017_evaluation_budget
+  /** The organization's evaluation budget and daily spend (docs/evaluations-sampling.md). */
+  evaluationBudget: EvaluationBudgetStore;
+  /** The sampling job's per-rule cursors and retries. */
+  evaluationSampling: SamplingStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -125,6 +134,9 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     deployments: new KyselyDeploymentStore(db),
     chainArtifacts: new KyselyChainArtifactStore(db),
     erasures: new KyselyErasureStore(db),
+    // 0017_evaluation_budget
+    evaluationBudget: new KyselyEvaluationBudgetStore(db),
+    evaluationSampling: new KyselySamplingStore(db),
   };
 }
 

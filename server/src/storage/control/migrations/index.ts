@@ -9,6 +9,7 @@ import { migration as m0012 } from './0012_receipts.js';
 import { migration as m0013 } from './0013_signing.js';
 import { migration as m0014 } from './0014_chain_artifacts.js';
 import { migration as m0015 } from './0015_content_erasures.js';
+import { migration as m0017 } from './0017_evaluation_budget.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': {
@@ -244,6 +245,7 @@ const migrations: Record<string, Migration> = {
   '0013_signing': m0013,
   '0014_chain_artifacts': m0014,
   '0015_content_erasures': m0015,
+  '0017_evaluation_budget': m0017,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
