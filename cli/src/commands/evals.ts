@@ -5,9 +5,9 @@
  */
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import { registerEvalsBudget } from './evals-budget.js';
 
 export function registerEvals(program: Command, ctx: Context): void {
   const evals = program.command('evals').description('evaluations: evaluators, sampling rules, budget, on-demand evaluation, results');
-  void evals;
-  void ctx;
+  registerEvalsBudget(evals, ctx);
 }

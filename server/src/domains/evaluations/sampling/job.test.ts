@@ -127,6 +127,33 @@ describe('evaluation.sampling', () => {
     expect(runner.runs()).not.toContain(during[0].traceId);
   });
 
+  it('runs sharing a start time are not skipped: the cursor orders by (start, trace id), one a tick with per_tick_limit 1', async () => {
+    wire();
+    const p = await freshProject(t);
+    rules.put({ ruleId: 'r-ties', orgId: t.orgId, projectId: p.projectId, perTickLimit: 1 });
+    const startNs = BigInt(Date.now()) * 1_000_000n;
+    // Three runs starting at the same nanosecond, sent as OTLP JSON (an SDK cannot be made to tie).
+    const spans = ['c', 'a', 'b'].map((c) => ({
+      traceId: c.repeat(32),
+      spanId: c.repeat(16),
+      name: 'invoke_agent tie',
+      kind: 1,
+      startTimeUnixNano: String(startNs),
+      endTimeUnixNano: String(startNs + 1_000_000n),
+      attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } }],
+    }));
+    const res = await t.call({
+      method: 'POST',
+      url: '/v1/traces',
+      key: p.key,
+      headers: { 'content-type': 'application/json' },
+      payload: { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'ties' } }] }, scopeSpans: [{ spans }] }] },
+    });
+    expect(res.statusCode).toBe(200);
+    for (let i = 0; i < 4; i++) await tick();
+    expect(runner.runs()).toEqual(['a'.repeat(32), 'b'.repeat(32), 'c'.repeat(32)]);
+  });
+
   it('rules of other projects never read this project\'s runs', async () => {
     wire();
     const a = await freshProject(t);
