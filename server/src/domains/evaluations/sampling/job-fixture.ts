@@ -6,6 +6,7 @@
  * subject here, and a scripted answer makes every kind reachable). Runs are real: sent by the SDK, stored
  * by ingest, read back through the agent-runs store.
  */
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { ApiError } from '../../../http/errors.js';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../../testing/app.js';
 import { hrMicros, readable, sendAgentRun } from '../../../testing/otel-agent-run.js';
@@ -14,10 +15,37 @@ import type { EvaluateAnswer, EvaluateInput, EvaluationRunner, SamplingRuleRecor
 
 export const SETTLE_SECONDS = 60;
 
-export async function samplingApp(): Promise<{ t: TestApp; base: string }> {
-  const t = await testApp({ clock: fixedClock(new Date().toISOString()), env: { SVC_EVAL_SAMPLING_SETTLE_SECONDS: String(SETTLE_SECONDS) } });
-  const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  return { t, base };
+export interface SamplingEnv {
+  t: TestApp;
+  base: string;
+  rules: MemoryRules;
+  runner: RecordingRunner;
+  /** Fresh rules and a fresh runner (scripted, or scoring everything), wired into the app's sampling job. */
+  wire(script?: Script): void;
+  /** One tick of the app's sampling job at `at` (default: every run sent so far has settled). */
+  tick(at?: Date): ReturnType<TestApp['ctx']['evaluationSampling']['tick']>;
+}
+
+/** One app per test file, listening on a port; the sampling ports are unwired after each test. */
+export function useSamplingApp(): SamplingEnv {
+  const env = {} as SamplingEnv;
+  beforeAll(async () => {
+    env.t = await testApp({ clock: fixedClock(new Date().toISOString()), env: { SVC_EVAL_SAMPLING_SETTLE_SECONDS: String(SETTLE_SECONDS) } });
+    env.base = await env.t.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => env.t?.close());
+  afterEach(() => {
+    env.t.ctx.samplingRules = undefined;
+    env.t.ctx.evaluationRunner = undefined;
+  });
+  env.wire = (script) => {
+    env.rules = new MemoryRules();
+    env.runner = new RecordingRunner(script);
+    env.t.ctx.samplingRules = env.rules;
+    env.t.ctx.evaluationRunner = env.runner;
+  };
+  env.tick = (at = settled()) => env.t.ctx.evaluationSampling.tick(at);
+  return env;
 }
 
 /** The rules as the port answers them: enabled, a rate above 0 and a per-tick limit above 0. */
