@@ -61,6 +61,11 @@ describe('GET, PUT /evaluation/budget', () => {
     expect(after).toMatchObject({ spent_nano_usd: 500_000_000, evaluations: 1, remaining_nano_usd: 2_000_000_000, remaining_evaluations: 99 });
     const again = await put(body, key);
     expect(again.json()).toEqual({ ...after, version: 2 });
+    // Every write is in the audit trail, naming the key.
+    const audit = (await t.call({ method: 'GET', url: '/api/v1/account/audit-events?limit=20' })).json().audit_events;
+    const writes = audit.filter((e: { resource: string; action: string }) => e.resource === 'evaluation.budget' && e.action === 'update');
+    expect(writes).toHaveLength(2);
+    expect(writes[0]).toMatchObject({ actor: { kind: 'api_key', id: keyId }, result: 'success' });
   });
 
   it('daily_evaluation_limit absent or null is no count cap; the largest exact integer is accepted', async () => {

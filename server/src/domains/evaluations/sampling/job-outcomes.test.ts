@@ -162,4 +162,19 @@ describe('evaluation.sampling outcomes', () => {
     }
     expect([...env.runner.runs()].sort()).toEqual(ids(runs).sort());
   });
+  it('one rule\'s failure does not hold up the others; the tick then fails naming it (the job runner records and retries it)', async () => {
+    wire();
+    const good = await freshProject(env.t);
+    const bad = await freshProject(env.t);
+    env.rules.put({ ruleId: 'r-bad', orgId: env.t.orgId, projectId: bad.projectId });
+    env.rules.put({ ruleId: 'r-good', orgId: env.t.orgId, projectId: good.projectId });
+    const runs = await sendRuns(env.base, good.key, 2);
+    const real = env.t.ctx.evaluationSampling['runs'];
+    const flaky = {
+      runStarts: (projectId: string, o: Parameters<typeof real.runStarts>[1]) => (projectId === bad.projectId ? Promise.reject(new Error('telemetry store unreachable')) : real.runStarts(projectId, o)),
+    };
+    const job = new SamplingJob(env.t.ctx.control.evaluationSampling, flaky, { rules: () => env.rules, runner: () => env.runner }, env.t.ctx.evaluationSampling.settings);
+    await expect(job.tick(settled())).rejects.toThrow('rule r-bad: telemetry store unreachable');
+    expect(env.runner.runs()).toEqual(ids(runs));
+  });
 });

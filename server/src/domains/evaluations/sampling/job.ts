@@ -69,10 +69,18 @@ export class SamplingJob {
     const runner = this.ports.runner();
     if (!runner) throw new Error('evaluation sampling: rules are active but no evaluation runner is wired');
     const out: RuleTick[] = [];
+    const failed: string[] = [];
     for (const rule of active) {
       if (signal?.aborted) break;
-      out.push(await new RuleTickRun(this.store, this.runs, runner, rule, now, this.settings, signal).run());
+      // One rule's failure (its project's runs unreadable, a store error) does not hold up the others.
+      try {
+        out.push(await new RuleTickRun(this.store, this.runs, runner, rule, now, this.settings, signal).run());
+      } catch (e) {
+        failed.push(`rule ${rule.ruleId}: ${e instanceof Error ? e.message : String(e)}`);
+      }
     }
+    // The job records the failure (and the runner retries it); the rules that ran keep their progress.
+    if (failed.length) throw new Error(`evaluation sampling failed for ${failed.length} rule(s): ${failed.join('; ')}`);
     return out;
   }
 }
