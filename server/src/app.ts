@@ -48,6 +48,7 @@ import { jwksRoutes, signingKeyRoutes } from './domains/signing/routes.js';
 import { abomRoutes } from './domains/abom/routes.js';
 import { deploymentRoutes } from './domains/deployments/routes.js';
 import { chainProofRoutes } from './domains/chain-proofs/routes.js';
+import { evaluationBudgetRoutes } from './domains/evaluations/sampling/routes.js';
 
 export { API_PREFIX };
 
@@ -142,6 +143,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       deploymentRoutes(api, ctx);
       chainProofRoutes(api, ctx);
       evaluatorRoutes(api, ctx);
+      evaluationBudgetRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

@@ -36,6 +36,12 @@ export interface Config {
   contentPolicyTtlSeconds: number;
   /** The model judge of evaluations (SVC_JUDGE_*; docs/evaluations.md). */
   judge: JudgeSettings;
+  /**
+   * The evaluation sampling job (docs/evaluations-sampling.md): seconds between ticks
+   * (SVC_EVAL_SAMPLING_INTERVAL_SECONDS, 5 to 86400, default 60) and the settle delay a run waits after its
+   * start before a rule looks at it (SVC_EVAL_SAMPLING_SETTLE_SECONDS, 0 to 86400, default 300).
+   */
+  evaluationSampling: { everySeconds: number; settleSeconds: number };
 }
 
 /** The OpenAI-compatible chat-completions endpoint model-judge evaluations call. */
@@ -173,5 +179,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobs: jobSettings(env),
     contentPolicyTtlSeconds: intVar(env, 'SVC_CONTENT_POLICY_TTL_SECONDS', 30, 0, 30),
     judge: judgeSettings(env),
+    evaluationSampling: {
+      everySeconds: intVar(env, 'SVC_EVAL_SAMPLING_INTERVAL_SECONDS', 60, 5, 86_400),
+      settleSeconds: intVar(env, 'SVC_EVAL_SAMPLING_SETTLE_SECONDS', 300, 0, 86_400),
+    },
   };
 }

@@ -55,6 +55,16 @@ import { AbomService } from './domains/abom/service.js';
 import { DeploymentService } from './domains/deployments/service.js';
 import { ChainProofService } from './domains/chain-proofs/service.js';
 import type { ArtifactSigner } from './domains/signing/signer.js';
+// Evaluations: the budget and the sampling job (docs/evaluations-sampling.md)
+import { EvaluationBudgetService } from './domains/evaluations/sampling/budget.js';
+import { SAMPLING_JOB_KIND, SamplingJob } from './domains/evaluations/sampling/job.js';
+import type { EvaluationRunner, SamplingRules } from './domains/evaluations/ports.js';
+import { EvaluationRunnerService } from './domains/evaluations/runner.js';
+import { EvaluationService } from './domains/evaluations/service.js';
+import { modelJudge } from './domains/evaluations/judge/index.js';
+import { AgentFactsReader } from './domains/evaluations/scoring/facts.js';
+import { modellessScoring } from './domains/evaluations/scoring/index.js';
+import { DuckDbReleaseQuery } from './storage/telemetry/duckdb/release-query.js';
 
 export interface AppContext {
   config: Config;
@@ -131,6 +141,16 @@ export interface AppContext {
   evaluators: EvaluatorService;
   /** Sampling rules (CRUD) and the SamplingRules port the sampling job reads. */
   samplingRules: SamplingRuleService;
+  /** The organization's daily evaluation budget (`/evaluation/budget`); the runner's `EvaluationBudget` port. */
+  evaluationBudget: EvaluationBudgetService;
+  /** The one runner that evaluates a subject with an exact evaluator version and stores what it came to (on demand and sampled). */
+  evaluationRunner: EvaluationRunnerService;
+  /** On-demand evaluation and the reads of results and unscored subjects. */
+  evaluations: EvaluationService;
+  /** The `evaluation.sampling` job's work, one tick (registered on `jobs`). */
+  evaluationSampling: SamplingJob;
+  /** What the sampling job reads at each tick: the active rules and the runner (a test may put its own in). */
+  samplingPorts: { rules: SamplingRules; runner: EvaluationRunner };
 }
 
 export function buildContext(opts: {
@@ -202,8 +222,26 @@ export function buildContext(opts: {
   const signing = new SigningKeyService(opts.control, clock, sealingKey(opts.config.keyHashSecret), roleOf);
   const abom = new AbomService(opts.control, signing, clock, ids, roleOf);
   const deployments = new DeploymentService(opts.control, abom, signals, clock, ids);
+  // Evaluations: evaluators and rules, the budget, the one runner (model-less scorers and the model judge), the sampling job.
   const evaluators = new EvaluatorService(opts.control, clock);
-  return {
+  const samplingRules = new SamplingRuleService(opts.control, evaluators, clock);
+  const evaluationBudget = new EvaluationBudgetService(opts.control.evaluationBudget, clock);
+  const judge = modelJudge(opts.config.judge, { steps: agentRunsQuery, policy: contentPolicy, pricing: llmPricing });
+  const evaluationRunner = new EvaluationRunnerService(
+    opts.control,
+    evaluators,
+    new AgentFactsReader(agentRuns, new DuckDbReleaseQuery(opts.telemetry)),
+    modellessScoring,
+    judge,
+    evaluationBudget,
+    clock,
+    ids,
+  );
+  const evaluationSampling = new SamplingJob(opts.control.evaluationSampling, agentRunsQuery, { rules: () => ctx.samplingPorts.rules, runner: () => ctx.samplingPorts.runner }, opts.config.evaluationSampling);
+  jobs.register(SAMPLING_JOB_KIND, async ({ now, signal }) => void (await evaluationSampling.tick(now(), signal)), {
+    everySeconds: opts.config.evaluationSampling.everySeconds,
+  });
+  const ctx: AppContext = {
     config: opts.config,
     clock,
     ids,
@@ -253,8 +291,14 @@ export function buildContext(opts: {
     deployments,
     chainProofs: new ChainProofService(opts.control, opts.chainSource ?? receiptChain, opts.signer ?? signing, clock, ids),
     evaluators,
-    samplingRules: new SamplingRuleService(opts.control, evaluators, clock),
+    samplingRules,
+    evaluationBudget,
+    evaluationRunner,
+    evaluations: new EvaluationService(opts.control, evaluationRunner, contentPolicy, clock),
+    evaluationSampling,
+    samplingPorts: { rules: samplingRules, runner: evaluationRunner },
   };
+  return ctx;
 }
 
 /**

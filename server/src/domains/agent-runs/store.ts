@@ -214,6 +214,11 @@ export interface SightingRow {
 export interface AgentRunsStore {
   /** Runs matching the filter, newest first, after the position; at most `limit` (all when absent). */
   runs(filter: RunFilter, opts: { after?: RunPosition; limit?: number }): Promise<RunRow[]>;
+  /**
+   * The positions of the runs after `after` (by start, then trace id, ascending) that started before
+   * `beforeUs`, oldest first, at most `limit`: the evaluation sampling job's scan.
+   */
+  runStarts(projectId: string, opts: { after: RunPosition; beforeUs: number; limit: number }): Promise<RunPosition[]>;
   /** Model steps of these runs (grouped by equal usage). */
   modelUsage(projectId: string, traceIds: string[]): Promise<ModelUsageRow[]>;
   /** Spans of the trace (every step, the root included). */

@@ -69,7 +69,7 @@ export interface EvaluateInput {
 export type EvaluateAnswer =
   | { outcome: 'scored'; alreadyEvaluated: boolean; resultId: string }
   /** `execution` when a model was called (and spent) without giving a usable score. */
-  | { outcome: 'unmeasured'; reason: string; execution?: ScoredExecution }
+  | { outcome: 'unmeasured'; reason: string; execution?: ScoredExecution; metricName?: string }
   | { outcome: 'withheld'; contentClass: string; boundary: string; decidedBy: string };
 
 /** Evaluates one subject with one exact evaluator version and stores what it came to (service.ts). */

@@ -267,7 +267,7 @@ export class EvaluationRunnerService implements EvaluationRunner {
     });
     if (s.outcome === 'withheld')
       return { outcome: 'withheld', contentClass: s.withheld.content_class, boundary: s.withheld.boundary, decidedBy: s.withheld.decided_by };
-    return { outcome: 'unmeasured', reason: s.reason, ...(s.execution ? { execution: s.execution } : {}) };
+    return { outcome: 'unmeasured', reason: s.reason, ...(s.execution ? { execution: s.execution, metricName } : {}) };
   }
 }
 

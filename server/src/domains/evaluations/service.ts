@@ -5,7 +5,9 @@
  * transfer the content policy refused (403), a model that gave no usable answer (a FAILED reply, stored
  * nowhere).
  */
+import type { Static } from '@sinclair/typebox';
 import { ApiError, invalidRequest } from '../../http/errors.js';
+import type { Result } from './results/schemas.js';
 import { readLimit } from '../../http/pagination.js';
 import type { Principal } from '../../http/principal.js';
 import type { Clock } from '../../lib/clock.js';
@@ -68,17 +70,14 @@ export class EvaluationService {
         if (answer.execution) {
           // The model was asked and gave no usable answer: a FAILED reply, never a stored (or failing) score.
           const at = this.clock.now().toISOString();
-          return {
-            already_evaluated: false,
-            stored: false,
-            result: {
+          const failed: Static<typeof Result> = {
               result_id: '',
               project_id: project.id,
-              metric_name: '',
+              metric_name: answer.metricName ?? '',
               provenance: {
                 evaluator: { evaluator_id: key.evaluatorId, version: key.evaluatorVersion },
                 mode: 'EVALUATION_MODE_ON_DEMAND',
-                subject_kind: key.subjectKind,
+                subject_kind: subject.kind,
                 subject_ref: key.subjectRef,
                 legacy_source: '',
                 execution: { sampling: 'NOT_SAMPLED', ...answer.execution, job_status: 'FAILED', job_failure_class: answer.reason },
@@ -86,8 +85,8 @@ export class EvaluationService {
               release_declaration: 'RELEASE_NOT_DECLARED',
               occurred_at: at,
               evaluated_at: at,
-            },
-          };
+            };
+          return { already_evaluated: false, stored: false, result: failed };
         }
         throw invalidRequest(`the subject carries nothing this evaluator can measure (${answer.reason}); it is recorded as unmeasured and evaluated again later, never scored 0`, {
           reason: 'not_measurable',

@@ -54,6 +54,10 @@ import { KyselyErasureStore } from './content-erasures-store.js';
 // 0016_evaluators
 import type { EvaluatorStore, SamplingRuleStore } from '../../domains/evaluations/evaluators/store.js';
 import { KyselyEvaluatorStore, KyselySamplingRuleStore } from './evaluators-store.js';
+// 0017_evaluation_budget: the evaluation budget and the sampling job's state
+import type { EvaluationBudgetStore, SamplingStore } from '../../domains/evaluations/sampling/store.js';
+import { KyselyEvaluationBudgetStore } from './evaluation-budget-store.js';
+import { KyselySamplingStore } from './evaluation-sampling-store.js';
 
 export interface ControlStores {
   apiKeys: ApiKeyStore;
@@ -95,6 +99,11 @@ export interface ControlStores {
   samplingRules: SamplingRuleStore;
   /** Evaluation results, claims of evaluations under way, unscored subjects (domains/evaluations/results). */
   evaluationResults: EvaluationResultStore;
+  // 0017_evaluation_budget
+  /** The organization's evaluation budget and daily spend (docs/evaluations-sampling.md). */
+  evaluationBudget: EvaluationBudgetStore;
+  /** The sampling job's per-rule cursors and retries. */
+  evaluationSampling: SamplingStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -138,6 +147,9 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     evaluators: new KyselyEvaluatorStore(db),
     samplingRules: new KyselySamplingRuleStore(db),
     evaluationResults: new KyselyEvaluationResultStore(db),
+    // 0017_evaluation_budget
+    evaluationBudget: new KyselyEvaluationBudgetStore(db),
+    evaluationSampling: new KyselySamplingStore(db),
   };
 }
 

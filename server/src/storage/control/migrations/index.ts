@@ -10,6 +10,7 @@ import { migration as m0013 } from './0013_signing.js';
 import { migration as m0014 } from './0014_chain_artifacts.js';
 import { migration as m0015 } from './0015_content_erasures.js';
 import { migration as m0016 } from './0016_evaluators.js';
+import { migration as m0017 } from './0017_evaluation_budget.js';
 import { migration as m0018 } from './0018_evaluation_results.js';
 
 const migrations: Record<string, Migration> = {
@@ -247,6 +248,7 @@ const migrations: Record<string, Migration> = {
   '0014_chain_artifacts': m0014,
   '0015_content_erasures': m0015,
   '0016_evaluators': m0016,
+  '0017_evaluation_budget': m0017,
   '0018_evaluation_results': m0018,
 };
 

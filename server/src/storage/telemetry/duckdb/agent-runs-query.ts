@@ -36,7 +36,7 @@ import type {
   StepRow,
   TurnRow,
 } from '../../../domains/agent-runs/store.js';
-import { INVOKE_AGENT, ROOT_CANDIDATE, Params, STATUS_OF_ROOT, inList, lit, narrowScope, num, numOrNull, query, rootRowsCte, rootsCte, runConditions, runCte, spansOnce, strOrNull, toRunRow, withFallbacks } from './agent-runs-sql.js';
+import { ROOT_CANDIDATE, Params, STATUS_OF_ROOT, inList, lit, narrowScope, num, numOrNull, query, rootRowsCte, rootStartsCte, rootsCte, runConditions, runCte, spansOnce, strOrNull, toRunRow, withFallbacks } from './agent-runs-sql.js';
 import { MODEL_CALL_COLUMNS, nestedUsage, totalsCte, usageOf, usageStep } from './model-calls-sql.js';
 import type { TelemetryDb } from './open.js';
 
@@ -69,20 +69,7 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
           FROM key_rows
         )`;
       } else {
-        // Only the root's start is read: the earliest start among the agent spans not nested in
-        // another, else among all agent spans, else the top workflow span (the arg_min's order, without its struct).
-        const scope = narrowScope(project, narrow);
-        keys = `
-        key_ag AS (
-          SELECT trace_id, parent_span_id, span_id, start_us, canonical_operation = ${INVOKE_AGENT} AS agent FROM spans
-          WHERE project_id = ${project} AND ${ROOT_CANDIDATE} ${scope ? `AND ${scope}` : ''}
-        ),
-        keys AS (
-          SELECT a.trace_id,
-            coalesce(min(a.start_us) FILTER (WHERE a.agent AND parent.span_id IS NULL), min(a.start_us) FILTER (WHERE a.agent), min(a.start_us)) AS start_us
-          FROM key_ag a LEFT JOIN key_ag parent ON parent.trace_id = a.trace_id AND parent.span_id = a.parent_span_id AND parent.agent
-          GROUP BY a.trace_id
-        )`;
+        keys = rootStartsCte(project, narrowScope(project, narrow), 'keys');
       }
       pageCte = `${keys},
         page_keys AS (${filtered('keys')}),
@@ -120,6 +107,21 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
       const totals = nested.length ? await totalsPerTrace(c, filter.projectId, nested) : new Map<string, number>();
       return rows.map((r) => toRunRow({ ...r, model_calls: num(r.usage_steps) - (totals.get(String(r.trace_id)) ?? 0) }));
     });
+  }
+
+  async runStarts(projectId: string, opts: { after: RunPosition; beforeUs: number; limit: number }): Promise<RunPosition[]> {
+    const p = new Params();
+    const project = p.str(projectId);
+    // A run starting after the position has a root candidate starting after it too: only those traces are read.
+    const scope = narrowScope(project, [`${ROOT_CANDIDATE} AND start_us >= ${p.int(opts.after.startUs)}`]);
+    const sql = `
+      WITH ${rootStartsCte(project, scope, 'starts')}
+      SELECT trace_id, start_us FROM starts
+      WHERE (start_us, trace_id) > (${p.int(opts.after.startUs)}, ${p.str(opts.after.traceId)}) AND start_us < ${p.int(opts.beforeUs)}
+      ORDER BY start_us, trace_id
+      LIMIT ${p.int(opts.limit)}`;
+    const rows = await this.db.read((c) => query(c, sql, p));
+    return rows.map((r) => ({ traceId: String(r.trace_id), startUs: num(r.start_us) }));
   }
 
   async runHealth(projectId: string, observationKeys: string[], sinceUs: number): Promise<RunHealthRow[]> {

@@ -105,6 +105,25 @@ export function narrowScope(project: string, narrow: string[]): string {
 }
 
 /**
+ * The CTEs `<name>_ag` and `<name>` (one row per run of the traces `scope` selects: trace id and the root's
+ * start only): the earliest start among the agent spans not nested in another, else among all agent spans,
+ * else the top workflow span (the root's order, without reading the root's other columns).
+ */
+export function rootStartsCte(project: string, scope: string, name: string): string {
+  return `
+    ${name}_ag AS (
+      SELECT trace_id, parent_span_id, span_id, start_us, canonical_operation = ${INVOKE_AGENT} AS agent FROM spans
+      WHERE project_id = ${project} AND ${ROOT_CANDIDATE} ${scope ? `AND ${scope}` : ''}
+    ),
+    ${name} AS (
+      SELECT a.trace_id,
+        coalesce(min(a.start_us) FILTER (WHERE a.agent AND parent.span_id IS NULL), min(a.start_us) FILTER (WHERE a.agent), min(a.start_us)) AS start_us
+      FROM ${name}_ag a LEFT JOIN ${name}_ag parent ON parent.trace_id = a.trace_id AND parent.span_id = a.parent_span_id AND parent.agent
+      GROUP BY a.trace_id
+    )`;
+}
+
+/**
  * The CTEs `<name>_ag` (the root candidates) and `<name>` (one row per run of the traces `scope` (a condition on `trace_id`, or
  * empty) selects: `r`, a struct of the root span's `columns`). Reading only the columns a query needs keeps
  * the scan and the arg_min narrow.
