@@ -42,6 +42,7 @@ import { assetRoutes } from './domains/assets/routes.js';
 import { signalRoutes } from './domains/assets/signals-routes.js';
 import { memoryRoutes } from './domains/memory/routes.js';
 import { evaluatorRoutes } from './domains/evaluations/evaluators/routes.js';
+import { evaluationResultRoutes } from './domains/evaluations/results/routes.js';
 import { receiptRoutes } from './domains/receipts/routes.js';
 import { authorityEdgeRoutes } from './domains/authority-edges/routes.js';
 import { jwksRoutes, signingKeyRoutes } from './domains/signing/routes.js';
@@ -144,6 +145,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       chainProofRoutes(api, ctx);
       evaluatorRoutes(api, ctx);
       evaluationBudgetRoutes(api, ctx);
+      evaluationResultRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

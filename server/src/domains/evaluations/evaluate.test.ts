@@ -160,7 +160,8 @@ describe('POST /evaluation/evaluate', () => {
       const runId = spans.root.spanContext().traceId;
       await p.evaluator('gate', 'EVALUATOR_KIND_DETERMINISTIC', GATE);
       expect((await p.evaluate('gate', 1, RUN)).statusCode).toBe(404);
-      expect((await p.evaluate('gate', 1, `${runId}/${'0'.repeat(16)}`, 'SUBJECT_KIND_AGENT_STEP')).statusCode).toBe(404);
+      await p.evaluator('steps', 'EVALUATOR_KIND_DETERMINISTIC', { aggregation: 'all', assertions: [{ field: 'steps.tool_names', op: 'contains', value: 'search' }] });
+      expect((await p.evaluate('steps', 1, `${runId}/${'1'.repeat(16)}`, 'SUBJECT_KIND_AGENT_STEP')).statusCode).toBe(404);
       await p.evaluator('sess', 'EVALUATOR_KIND_DETERMINISTIC', { measurement: 'session.run_count' });
       expect((await p.evaluate('sess', 1, 'no-such-session', 'SUBJECT_KIND_AGENT_SESSION')).statusCode).toBe(404);
       expect((await p.evaluate('gate', 2, runId)).statusCode).toBe(404);
@@ -196,7 +197,7 @@ describe('POST /evaluation/evaluate', () => {
     });
 
     it('"a run carrying nothing measurable is recorded as unmeasured and retried later, never scored zero": 400 naming what was missing, listed as unmeasured, no result', async () => {
-      const p = await project();
+      const p = await project([...SCOPES, 'llm:write']);
       const runId = (await p.run()).root.spanContext().traceId; // gpt-4o-2024-08-06 has no price in this project
       await p.evaluator('cost', 'EVALUATOR_KIND_DETERMINISTIC', { measurement: 'run.cost_nanos' });
       const res = await p.evaluate('cost', 1, runId);

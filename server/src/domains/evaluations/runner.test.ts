@@ -172,7 +172,7 @@ describe('the evaluation runner', () => {
     const execution = { ...FREE_EXECUTION, cost_state: 'CHARGED' as const, charged_cost_nano_usd: 1234, input_tokens: 10, output_tokens: 5, judge_model_state: 'RECORDED' as const, judge_model: 'm', job_status: 'FAILED' as const };
     const unusable = runner(control, { judge: () => ({ outcome: 'unmeasured', reason: 'judge_reply_unusable', execution }) });
     const j = input();
-    expect(await unusable.r.evaluate(j)).toEqual({ outcome: 'unmeasured', reason: 'judge_reply_unusable', execution });
+    expect(await unusable.r.evaluate(j)).toEqual({ outcome: 'unmeasured', reason: 'judge_reply_unusable', execution, metricName: 'm' });
     expect(unusable.charges).toEqual([1234]);
     expect(await control.evaluationResults.find(key(j))).toBeUndefined();
   });
