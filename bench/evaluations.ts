@@ -25,9 +25,9 @@ const WARM_UPS = 3;
 
 export async function benchEvaluations(o: { app: FastifyInstance; ctx: AppContext; address: string; key: string; projectId: string; quick: boolean }): Promise<void> {
   const { app, ctx, key, projectId } = o;
-  const call = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) => {
+  const call = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object, project = projectId) => {
     const sep = url.includes('?') ? '&' : '?';
-    const res = await app.inject({ method, url: `/api/v1${url}${sep}project_id=${projectId}`, headers: { 'x-svc-api-key': key }, ...(payload ? { payload } : {}) });
+    const res = await app.inject({ method, url: `/api/v1${url}${sep}project_id=${project}`, headers: { 'x-svc-api-key': key }, ...(payload ? { payload } : {}) });
     if (res.statusCode !== 200 && res.statusCode !== 201) throw new Error(`${method} ${url} answered ${res.statusCode}: ${res.body}`);
     return res.json();
   };
@@ -131,7 +131,7 @@ export async function benchEvaluations(o: { app: FastifyInstance; ctx: AppContex
     const times: number[] = [];
     for (let i = 0; i < READS + WARM_UPS; i++) {
       const s = performance.now();
-      const body = await call('GET', r.url);
+      const body = await call('GET', r.url, undefined, resultsProject);
       const dt = performance.now() - s;
       if (!r.expect(body)) throw new Error(`${r.label}: unexpected answer (${JSON.stringify(body).slice(0, 200)})`);
       if (i >= WARM_UPS) times.push(dt);
