@@ -18,6 +18,8 @@ export interface EvaluationTables {
   evaluation_results: EvaluationResultsTable;
   evaluation_claims: EvaluationClaimsTable;
   evaluation_unscored: EvaluationUnscoredTable;
+  // -- calibration records (0021)
+  evaluation_calibrations: EvaluationCalibrationsTable;
 }
 
 /** One result per evaluator version per subject (domains/evaluations/results). Added by 0018_evaluation_results. */
@@ -163,4 +165,34 @@ export interface EvaluationSamplingRetriesTable {
   next_at: string;
   reason: string;
   updated_at: string;
+}
+
+// -- calibration records (0021)
+
+/** Calibration records, immutable; unique per (project, evaluator, input digest). Added by 0021_calibrations. */
+export interface EvaluationCalibrationsTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  evaluator_id: string;
+  evaluator_version: number;
+  metric_name: string;
+  state: string;
+  statistic: string | null;
+  value_kind: string | null;
+  agreement: number | null;
+  agreement_rate: number | null;
+  pair_count: number;
+  excluded_count: number;
+  /** JSON object: counts by exclusion reason. */
+  excluded: string;
+  runs_without_judgment: number;
+  min_labels: number;
+  /** JSON arrays of strings. */
+  subject_refs: string;
+  judgment_ids: string;
+  result_ids: string;
+  input_digest: string;
+  created_at: string;
+  created_by: string;
 }
