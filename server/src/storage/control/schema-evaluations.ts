@@ -18,6 +18,8 @@ export interface EvaluationTables {
   evaluation_results: EvaluationResultsTable;
   evaluation_claims: EvaluationClaimsTable;
   evaluation_unscored: EvaluationUnscoredTable;
+  // -- human judgments (0019)
+  evaluation_annotations: EvaluationAnnotationsTable;
   // -- calibration records (0021)
   evaluation_calibrations: EvaluationCalibrationsTable;
 }
@@ -165,6 +167,24 @@ export interface EvaluationSamplingRetriesTable {
   next_at: string;
   reason: string;
   updated_at: string;
+}
+
+// ---- human judgments (0019)
+
+/** One person's judgment of one run for one metric (domains/evaluations/annotations). Added by 0019_annotations. */
+export interface EvaluationAnnotationsTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  run_id: string;
+  /** Lower-cased and trimmed. */
+  metric_name: string;
+  numeric_value: number | null;
+  label: string | null;
+  comment: string;
+  /** A user id: judgments are always a person's. */
+  author_id: string;
+  created_at: string;
 }
 
 // -- calibration records (0021)
