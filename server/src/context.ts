@@ -62,6 +62,8 @@ import type { EvaluationRunner, SamplingRules } from './domains/evaluations/port
 import { EvaluationRunnerService } from './domains/evaluations/runner.js';
 import { EvaluationService } from './domains/evaluations/service.js';
 import { AnnotationService } from './domains/evaluations/annotations/service.js';
+// Evaluations: calibration of model judges against people's judgments (docs/evaluations-calibration.md)
+import { CalibrationService } from './domains/evaluations/calibration/service.js';
 import { modelJudge } from './domains/evaluations/judge/index.js';
 import { AgentFactsReader } from './domains/evaluations/scoring/facts.js';
 import { modellessScoring } from './domains/evaluations/scoring/index.js';
@@ -150,6 +152,8 @@ export interface AppContext {
   evaluations: EvaluationService;
   /** Human judgments of agent runs (`/agent-runs/{run_id}/annotations`, `/evaluation/annotations`). */
   annotations: AnnotationService;
+  /** Calibration records: a model judge's agreement with people's judgments (`/evaluation/evaluators/{id}/.../calibrations`). */
+  calibrations: CalibrationService;
   /** The `evaluation.sampling` job's work, one tick (registered on `jobs`). */
   evaluationSampling: SamplingJob;
   /** What the sampling job reads at each tick: the active rules and the runner (a test may put its own in). */
@@ -299,6 +303,8 @@ export function buildContext(opts: {
     evaluationRunner,
     evaluations: new EvaluationService(opts.control, evaluationRunner, contentPolicy, clock),
     annotations: new AnnotationService(opts.control.annotations, agentRuns, clock, ids),
+    // Calibration reads every person's judgments through the annotation service (created above, read when asked).
+    calibrations: new CalibrationService(opts.control, { forRuns: (...a) => ctx.annotations.forRuns(...a) }, clock, ids),
     evaluationSampling,
     samplingPorts: { rules: samplingRules, runner: evaluationRunner },
   };
