@@ -123,7 +123,11 @@ export function releaseGateRoutes(base: FastifyInstance, ctx: AppContext) {
     '/evaluation/gates/:gateId/evaluations',
     {
       config: write,
-      preValidation: checkWrite,
+      // No body at all is the empty body: the stable default intent.
+      preValidation: async (req) => {
+        if (req.body === undefined) req.body = {};
+        await checkWrite(req);
+      },
       schema: {
         operationId: 'evaluateReleaseGate',
         tags,
