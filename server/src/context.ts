@@ -67,6 +67,9 @@ import { CalibrationService } from './domains/evaluations/calibration/service.js
 import { modelJudge } from './domains/evaluations/judge/index.js';
 import { AgentFactsReader } from './domains/evaluations/scoring/facts.js';
 import { modellessScoring } from './domains/evaluations/scoring/index.js';
+// Evaluations: release series and release gates (docs/evaluations-gates.md)
+import { ReleaseSeriesService } from './domains/evaluations/releases/series.js';
+import { ReleaseGateService } from './domains/evaluations/releases/gates.js';
 import { DuckDbReleaseQuery } from './storage/telemetry/duckdb/release-query.js';
 
 export interface AppContext {
@@ -158,6 +161,11 @@ export interface AppContext {
   evaluationSampling: SamplingJob;
   /** What the sampling job reads at each tick: the active rules and the runner (a test may put its own in). */
   samplingPorts: { rules: SamplingRules; runner: EvaluationRunner };
+  // -- release series and release gates (docs/evaluations-gates.md)
+  /** One exact evaluator version's mean per release (`/evaluation/release-series`). */
+  releaseSeries: ReleaseSeriesService;
+  /** Release gates and their decisions (`/evaluation/gates`). */
+  releaseGates: ReleaseGateService;
 }
 
 export function buildContext(opts: {
@@ -248,6 +256,9 @@ export function buildContext(opts: {
   jobs.register(SAMPLING_JOB_KIND, async ({ now, signal }) => void (await evaluationSampling.tick(now(), signal)), {
     everySeconds: opts.config.evaluationSampling.everySeconds,
   });
+  // Release series and gates: they read stored results of an exact evaluator version (docs/evaluations-gates.md).
+  const releaseSeries = new ReleaseSeriesService(opts.control.releaseGates, evaluators);
+  const releaseGates = new ReleaseGateService(opts.control.releaseGates, evaluators, releaseSeries, clock, ids);
   const ctx: AppContext = {
     config: opts.config,
     clock,
@@ -307,6 +318,8 @@ export function buildContext(opts: {
     calibrations: new CalibrationService(opts.control, { forRuns: (...a) => ctx.annotations.forRuns(...a) }, clock, ids),
     evaluationSampling,
     samplingPorts: { rules: samplingRules, runner: evaluationRunner },
+    releaseSeries,
+    releaseGates,
   };
   return ctx;
 }
