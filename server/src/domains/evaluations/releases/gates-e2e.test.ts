@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectWithKey, testApp, type TestApp } from '../../../testing/app.js';
 import { sendSpans } from '../../../testing/otel-agent-run.js';
+import { addPerson, signIn } from '../../../testing/people.js';
 
 let t: TestApp;
 let base: string;
@@ -73,5 +74,39 @@ describe('release gate end to end', () => {
     const ok = await call('POST', '/evaluation/gates', { gate_id: 'ship-1-0', evaluator: { evaluator_id: 'task-success', version: 1 }, release: '1.0.0', min_samples: 3, min_mean: 0.9 });
     expect(ok.statusCode).toBe(201);
     expect((await call('POST', '/evaluation/gates/ship-1-0/evaluations')).json().decision).toMatchObject({ outcome: 'ADMIT', reasons: [] });
+  });
+
+  it('"Judgments are never evidence for gates": runs of 2.0.0 judged by a person on the gate\'s metric, with no evaluator result, read NO_EVIDENCE and hold', async () => {
+    const p = await projectWithKey(t, ['evals:read', 'evals:write', 'agents:read', 'ingest:write']);
+    const call = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
+      t.call({ method, url: `/api/v1${url}${url.includes('?') ? '&' : '?'}project_id=${p.projectId}`, key: p.key, ...(payload !== undefined ? { payload: payload as object } : {}) });
+    const created = await call('POST', '/evaluation/evaluators', {
+      evaluator_id: 'task-success',
+      display_name: 'Task success',
+      metric_name: 'task_success',
+      kind: 'EVALUATOR_KIND_DETERMINISTIC',
+      config_json: JSON.stringify({ aggregation: 'all', assertions: [{ field: 'run.status', op: 'equals', value: 'completed' }] }),
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const reviewer = await signIn(t, await addPerson(t, 'member'));
+    for (let i = 0; i < 3; i++) {
+      const runId = await sendSpans({ base, key: p.key, scope: 'gate-e2e', resource: { 'service.name': 'checkout-agent', 'service.version': '2.0.0' } }, (tracer) => {
+        const root = tracer.startSpan('invoke_agent checkout', { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'svc.agent.run.status': 'completed' } });
+        root.end();
+        return root.spanContext().traceId;
+      });
+      let res = await reviewer.call({ method: 'POST', url: `/api/v1/agent-runs/${runId}/annotations?project_id=${p.projectId}`, payload: { metric_name: 'task_success', numeric_value: 1 } });
+      for (let j = 0; j < 20 && res.statusCode === 404; j++) {
+        await new Promise((r) => setTimeout(r, 100));
+        res = await reviewer.call({ method: 'POST', url: `/api/v1/agent-runs/${runId}/annotations?project_id=${p.projectId}`, payload: { metric_name: 'task_success', numeric_value: 1 } });
+      }
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    const gate = await call('POST', '/evaluation/gates', { gate_id: 'ship-2', evaluator: { evaluator_id: 'task-success', version: 1 }, release: '2.0.0', min_samples: 1, min_mean: 0.5 });
+    expect(gate.statusCode, gate.body).toBe(201);
+    const decision = (await call('POST', '/evaluation/gates/ship-2/evaluations')).json().decision;
+    expect(decision).toMatchObject({ outcome: 'HOLD', reading: 'NO_EVIDENCE', evidence: { candidate: { sample_count: 0 } } });
+    const series = (await call('GET', '/evaluation/release-series?evaluator_id=task-success&evaluator_version=1')).json();
+    expect(series.points).toEqual([]);
   });
 });
