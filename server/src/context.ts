@@ -64,6 +64,8 @@ import { EvaluationService } from './domains/evaluations/service.js';
 import { modelJudge } from './domains/evaluations/judge/index.js';
 import { AgentFactsReader } from './domains/evaluations/scoring/facts.js';
 import { modellessScoring } from './domains/evaluations/scoring/index.js';
+// Evaluations: datasets (docs/evaluations-datasets.md)
+import { DatasetService } from './domains/evaluations/datasets/service.js';
 import { DuckDbReleaseQuery } from './storage/telemetry/duckdb/release-query.js';
 
 export interface AppContext {
@@ -151,6 +153,8 @@ export interface AppContext {
   evaluationSampling: SamplingJob;
   /** What the sampling job reads at each tick: the active rules and the runner (a test may put its own in). */
   samplingPorts: { rules: SamplingRules; runner: EvaluationRunner };
+  /** Datasets: metadata, sealed versions of reviewed cases, promotion and removal (the experiments read versions and items here). */
+  datasets: DatasetService;
 }
 
 export function buildContext(opts: {
@@ -237,6 +241,18 @@ export function buildContext(opts: {
     clock,
     ids,
   );
+  // Evaluations: datasets. Runs are frozen through the same facts reader the evaluators score with, their
+  // stored steps, and the content policy at the export boundary; reviews are the recorded human judgments.
+  const datasets = new DatasetService(
+    opts.control,
+    {
+      reviews: { find: async () => undefined }, // replaced by the annotations service when it lands
+      facts: new AgentFactsReader(agentRuns, new DuckDbReleaseQuery(opts.telemetry)),
+      steps: agentRunsQuery,
+      policy: contentPolicy,
+    },
+    clock,
+  );
   const evaluationSampling = new SamplingJob(opts.control.evaluationSampling, agentRunsQuery, { rules: () => ctx.samplingPorts.rules, runner: () => ctx.samplingPorts.runner }, opts.config.evaluationSampling);
   jobs.register(SAMPLING_JOB_KIND, async ({ now, signal }) => void (await evaluationSampling.tick(now(), signal)), {
     everySeconds: opts.config.evaluationSampling.everySeconds,
@@ -297,6 +313,7 @@ export function buildContext(opts: {
     evaluations: new EvaluationService(opts.control, evaluationRunner, contentPolicy, clock),
     evaluationSampling,
     samplingPorts: { rules: samplingRules, runner: evaluationRunner },
+    datasets,
   };
   return ctx;
 }

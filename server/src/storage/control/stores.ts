@@ -58,6 +58,9 @@ import { KyselyEvaluatorStore, KyselySamplingRuleStore } from './evaluators-stor
 import type { EvaluationBudgetStore, SamplingStore } from '../../domains/evaluations/sampling/store.js';
 import { KyselyEvaluationBudgetStore } from './evaluation-budget-store.js';
 import { KyselySamplingStore } from './evaluation-sampling-store.js';
+// 0022_datasets
+import type { DatasetStore } from '../../domains/evaluations/datasets/store.js';
+import { KyselyDatasetStore } from './datasets-store.js';
 
 export interface ControlStores {
   apiKeys: ApiKeyStore;
@@ -104,6 +107,9 @@ export interface ControlStores {
   evaluationBudget: EvaluationBudgetStore;
   /** The sampling job's per-rule cursors and retries. */
   evaluationSampling: SamplingStore;
+  // 0022_datasets
+  /** Datasets, their sealed versions, items and frozen cases (domains/evaluations/datasets). */
+  datasets: DatasetStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -150,6 +156,8 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     // 0017_evaluation_budget
     evaluationBudget: new KyselyEvaluationBudgetStore(db),
     evaluationSampling: new KyselySamplingStore(db),
+    // 0022_datasets
+    datasets: new KyselyDatasetStore(db),
   };
 }
 
