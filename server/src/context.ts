@@ -61,6 +61,7 @@ import { SAMPLING_JOB_KIND, SamplingJob } from './domains/evaluations/sampling/j
 import type { EvaluationRunner, SamplingRules } from './domains/evaluations/ports.js';
 import { EvaluationRunnerService } from './domains/evaluations/runner.js';
 import { EvaluationService } from './domains/evaluations/service.js';
+import { AnnotationService } from './domains/evaluations/annotations/service.js';
 import { modelJudge } from './domains/evaluations/judge/index.js';
 import { AgentFactsReader } from './domains/evaluations/scoring/facts.js';
 import { modellessScoring } from './domains/evaluations/scoring/index.js';
@@ -149,6 +150,8 @@ export interface AppContext {
   evaluationRunner: EvaluationRunnerService;
   /** On-demand evaluation and the reads of results and unscored subjects. */
   evaluations: EvaluationService;
+  /** Human judgments of agent runs (`/agent-runs/{run_id}/annotations`, `/evaluation/annotations`). */
+  annotations: AnnotationService;
   /** The `evaluation.sampling` job's work, one tick (registered on `jobs`). */
   evaluationSampling: SamplingJob;
   /** What the sampling job reads at each tick: the active rules and the runner (a test may put its own in). */
@@ -246,7 +249,7 @@ export function buildContext(opts: {
   const datasets = new DatasetService(
     opts.control,
     {
-      reviews: { find: async () => undefined }, // replaced by the annotations service when it lands
+      reviews: { find: (projectId, annotationId) => ctx.annotations.find(projectId, annotationId) },
       facts: new AgentFactsReader(agentRuns, new DuckDbReleaseQuery(opts.telemetry)),
       steps: agentRunsQuery,
       policy: contentPolicy,
@@ -311,6 +314,7 @@ export function buildContext(opts: {
     evaluationBudget,
     evaluationRunner,
     evaluations: new EvaluationService(opts.control, evaluationRunner, contentPolicy, clock),
+    annotations: new AnnotationService(opts.control.annotations, agentRuns, clock, ids),
     evaluationSampling,
     samplingPorts: { rules: samplingRules, runner: evaluationRunner },
     datasets,

@@ -23,6 +23,8 @@ export interface EvaluationTables {
   evaluation_dataset_versions: EvaluationDatasetVersionsTable;
   evaluation_dataset_items: EvaluationDatasetItemsTable;
   evaluation_dataset_cases: EvaluationDatasetCasesTable;
+  // -- human judgments (0019)
+  evaluation_annotations: EvaluationAnnotationsTable;
 }
 
 /** One result per evaluator version per subject (domains/evaluations/results). Added by 0018_evaluation_results. */
@@ -216,4 +218,22 @@ export interface EvaluationDatasetCasesTable {
   project_id: string;
   case_id: string;
   case_json: string;
+}
+
+// ---- human judgments (0019)
+
+/** One person's judgment of one run for one metric (domains/evaluations/annotations). Added by 0019_annotations. */
+export interface EvaluationAnnotationsTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  run_id: string;
+  /** Lower-cased and trimmed. */
+  metric_name: string;
+  numeric_value: number | null;
+  label: string | null;
+  comment: string;
+  /** A user id: judgments are always a person's. */
+  author_id: string;
+  created_at: string;
 }

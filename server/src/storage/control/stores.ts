@@ -35,6 +35,8 @@ import { KyselyContentPolicyStore } from './content-policies-store.js';
 import type { MemoryLabelStore } from '../../domains/memory/store.js';
 import type { EvaluationResultStore } from '../../domains/evaluations/results/store.js';
 import { KyselyEvaluationResultStore } from './evaluation-results-store.js';
+import type { AnnotationStore } from '../../domains/evaluations/annotations/store.js';
+import { KyselyAnnotationStore } from './annotations-store.js';
 import { KyselyMemoryLabelStore } from './memory-labels-store.js';
 import type { ReceiptStore } from '../../domains/receipts/store.js';
 import type { AuthorityEdgeStore } from '../../domains/authority-edges/store.js';
@@ -102,6 +104,8 @@ export interface ControlStores {
   samplingRules: SamplingRuleStore;
   /** Evaluation results, claims of evaluations under way, unscored subjects (domains/evaluations/results). */
   evaluationResults: EvaluationResultStore;
+  /** Human judgments of agent runs (domains/evaluations/annotations; 0019). */
+  annotations: AnnotationStore;
   // 0017_evaluation_budget
   /** The organization's evaluation budget and daily spend (docs/evaluations-sampling.md). */
   evaluationBudget: EvaluationBudgetStore;
@@ -153,6 +157,7 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     evaluators: new KyselyEvaluatorStore(db),
     samplingRules: new KyselySamplingRuleStore(db),
     evaluationResults: new KyselyEvaluationResultStore(db),
+    annotations: new KyselyAnnotationStore(db),
     // 0017_evaluation_budget
     evaluationBudget: new KyselyEvaluationBudgetStore(db),
     evaluationSampling: new KyselySamplingStore(db),
