@@ -18,7 +18,7 @@
  * - Sealing is serialized per dataset (the dataset row is locked), so concurrent promotions take
  *   consecutive version numbers and neither loses the other's cases.
  */
-import { ApiError, conflict, invalidRequest, notFound } from '../../../http/errors.js';
+import { ApiError, conflict, invalidRequest, notFound, permissionDenied } from '../../../http/errors.js';
 import type { Principal } from '../../../http/principal.js';
 import type { Clock } from '../../../lib/clock.js';
 import type { ControlStore, ControlStores } from '../../../storage/control/stores.js';
@@ -267,6 +267,10 @@ export class DatasetService {
    * exact run); the dataset exists; then each run is frozen; then one transaction seals the version.
    */
   async promote(caller: Principal, project: ProjectRecord, datasetIdRaw: string, subjects: readonly PromotionSubject[]): Promise<SealAnswer> {
+    // Promotion admits human-reviewed runs for a person: never an API key, and judgment scope as well.
+    if (caller.kind === 'api_key' || !caller.userId)
+      throw permissionDenied('promotion is done by a signed-in person (a browser session or a person\'s OAuth access token); an API key cannot promote');
+    if (!caller.scopes.has('scores:write')) throw permissionDenied('this request needs scope scores:write as well as evals:write');
     const datasetId = checkDatasetId(datasetIdRaw, 'datasetId');
     const named = checkSubjects(subjects);
     const reviews: ItemReview[] = [];
