@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { registerEvalsBudget } from './evals-budget.js';
+import { registerEvalsDatasets } from './evals-datasets.js';
 import { registerEvalsEvaluators } from './evals-evaluators.js';
 import { registerEvalsResults } from './evals-results.js';
 
@@ -14,4 +15,5 @@ export function registerEvals(program: Command, ctx: Context): void {
   registerEvalsEvaluators(evals, ctx);
   registerEvalsBudget(evals, ctx);
   registerEvalsResults(evals, ctx);
+  registerEvalsDatasets(evals, ctx);
 }
