@@ -279,6 +279,29 @@ describe('promotion', () => {
     expect(ok.statusCode, ok.body).toBe(201);
   });
 
+  it('concurrent identical promotions: one seals version 1, the others answer it with sealed false; one case', async () => {
+    const p = await project();
+    await p.create('same');
+    const runId = await p.run();
+    const review = await p.judge(runId);
+    const res = await Promise.all([1, 2, 3].map(() => p.promote('same', [p.subject(runId, review.annotation_id)])));
+    expect(res.map((r) => r.statusCode).sort()).toEqual([200, 200, 201]);
+    expect(new Set(res.map((r) => r.json().subjects[0].item_id)).size).toBe(1);
+    expect((await p.get('same')).json().versions).toHaveLength(1);
+  });
+
+  it('a deeply nested or huge promotion body is 400 and seals nothing', async () => {
+    const p = await project();
+    await p.create('deep');
+    let deep: object = {};
+    for (let i = 0; i < 200; i++) deep = { subjects: [deep] };
+    expect((await admin.call({ method: 'POST', url: `/api/v1/evaluation/datasets/deep/promotions?${p.q}`, payload: deep })).statusCode).toBe(400);
+    const huge = { subjects: [{ subject_kind: 'SUBJECT_KIND_AGENT_RUN', subject_ref: 'a'.repeat(100_000), review_annotation_id: 'x' }] };
+    expect((await admin.call({ method: 'POST', url: `/api/v1/evaluation/datasets/deep/promotions?${p.q}`, payload: huge })).statusCode).toBe(400);
+    expect((await admin.call({ method: 'POST', url: `/api/v1/evaluation/datasets/deep/promotions?${p.q}&project_id=${p.projectId}`, payload: { subjects: [] } })).statusCode).toBe(400);
+    expect((await p.get('deep')).json().latest_version).toBe(0);
+  });
+
   it('concurrent promotions of different runs take consecutive versions and lose no case', async () => {
     const p = await project();
     await p.create('busy');

@@ -106,6 +106,9 @@ describe('POST /evaluation/datasets/{datasetId}/versions/{version}/items/{itemId
         default_effect: 'SANDBOX_EFFECT_INTERNAL',
       }),
     ).toBe(a);
+    // The plan is the body: none at all is 400 (send {} for the plan where every call is external).
+    const empty = await t.call({ method: 'POST', url: `/api/v1/evaluation/datasets/d/versions/1/items/${f.itemId}/replays?${f.q}`, key: f.key });
+    expect(empty.statusCode, empty.body).toBe(400);
     // The unset default (external) equals an explicit external default.
     expect(await digest({})).toBe(await digest({ default_effect: 'SANDBOX_EFFECT_EXTERNAL' }));
     expect(await digest({ policies: [{ tool_name: 'search', effect: 'SANDBOX_EFFECT_EXTERNAL' }, { tool_name: 'send_email', effect: 'SANDBOX_EFFECT_INTERNAL' }] })).not.toBe(a);
