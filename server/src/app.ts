@@ -44,6 +44,7 @@ import { memoryRoutes } from './domains/memory/routes.js';
 import { evaluatorRoutes } from './domains/evaluations/evaluators/routes.js';
 import { evaluationResultRoutes } from './domains/evaluations/results/routes.js';
 import { annotationRoutes } from './domains/evaluations/annotations/routes.js';
+import { releaseGateRoutes } from './domains/evaluations/releases/routes.js';
 import { datasetRoutes } from './domains/evaluations/datasets/routes.js';
 import { receiptRoutes } from './domains/receipts/routes.js';
 import { authorityEdgeRoutes } from './domains/authority-edges/routes.js';
@@ -149,6 +150,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       evaluationBudgetRoutes(api, ctx);
       evaluationResultRoutes(api, ctx);
       annotationRoutes(api, ctx);
+      releaseGateRoutes(api, ctx);
       datasetRoutes(api, ctx);
     },
     { prefix: API_PREFIX },

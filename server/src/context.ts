@@ -65,6 +65,9 @@ import { AnnotationService } from './domains/evaluations/annotations/service.js'
 import { modelJudge } from './domains/evaluations/judge/index.js';
 import { AgentFactsReader } from './domains/evaluations/scoring/facts.js';
 import { modellessScoring } from './domains/evaluations/scoring/index.js';
+// Evaluations: release series and release gates (docs/evaluations-gates.md)
+import { ReleaseSeriesService } from './domains/evaluations/releases/series.js';
+import { ReleaseGateService } from './domains/evaluations/releases/gates.js';
 // Evaluations: datasets (docs/evaluations-datasets.md)
 import { DatasetService } from './domains/evaluations/datasets/service.js';
 import { DuckDbReleaseQuery } from './storage/telemetry/duckdb/release-query.js';
@@ -156,6 +159,11 @@ export interface AppContext {
   evaluationSampling: SamplingJob;
   /** What the sampling job reads at each tick: the active rules and the runner (a test may put its own in). */
   samplingPorts: { rules: SamplingRules; runner: EvaluationRunner };
+  // -- release series and release gates (docs/evaluations-gates.md)
+  /** One exact evaluator version's mean per release (`/evaluation/release-series`). */
+  releaseSeries: ReleaseSeriesService;
+  /** Release gates and their decisions (`/evaluation/gates`). */
+  releaseGates: ReleaseGateService;
   /** Datasets: metadata, sealed versions of reviewed cases, promotion and removal (the experiments read versions and items here). */
   datasets: DatasetService;
 }
@@ -260,6 +268,9 @@ export function buildContext(opts: {
   jobs.register(SAMPLING_JOB_KIND, async ({ now, signal }) => void (await evaluationSampling.tick(now(), signal)), {
     everySeconds: opts.config.evaluationSampling.everySeconds,
   });
+  // Release series and gates: they read stored results of an exact evaluator version (docs/evaluations-gates.md).
+  const releaseSeries = new ReleaseSeriesService(opts.control.releaseGates, evaluators);
+  const releaseGates = new ReleaseGateService(opts.control.releaseGates, evaluators, releaseSeries, clock, ids);
   const ctx: AppContext = {
     config: opts.config,
     clock,
@@ -317,6 +328,8 @@ export function buildContext(opts: {
     annotations: new AnnotationService(opts.control.annotations, agentRuns, clock, ids),
     evaluationSampling,
     samplingPorts: { rules: samplingRules, runner: evaluationRunner },
+    releaseSeries,
+    releaseGates,
     datasets,
   };
   return ctx;

@@ -9,11 +9,15 @@ import { registerEvalsBudget } from './evals-budget.js';
 import { registerEvalsDatasets } from './evals-datasets.js';
 import { registerEvalsEvaluators } from './evals-evaluators.js';
 import { registerEvalsResults } from './evals-results.js';
+import { registerEvalsAnnotations } from './evals-annotations.js';
+import { registerEvalsGates } from './evals-gates.js';
 
 export function registerEvals(program: Command, ctx: Context): void {
-  const evals = program.command('evals').description('evaluations: evaluators, sampling rules, budget, on-demand evaluation, results');
+  const evals = program.command('evals').description('evaluations: evaluators, sampling rules, budget, on-demand evaluation, results, release series, release gates');
   registerEvalsEvaluators(evals, ctx);
   registerEvalsBudget(evals, ctx);
   registerEvalsResults(evals, ctx);
+  registerEvalsAnnotations(evals, ctx);
+  registerEvalsGates(evals, ctx);
   registerEvalsDatasets(evals, ctx);
 }

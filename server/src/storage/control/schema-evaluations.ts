@@ -25,6 +25,9 @@ export interface EvaluationTables {
   evaluation_dataset_cases: EvaluationDatasetCasesTable;
   // -- human judgments (0019)
   evaluation_annotations: EvaluationAnnotationsTable;
+  // -- release gates (0020)
+  release_gates: ReleaseGatesTable;
+  release_gate_decisions: ReleaseGateDecisionsTable;
 }
 
 /** One result per evaluator version per subject (domains/evaluations/results). Added by 0018_evaluation_results. */
@@ -236,4 +239,46 @@ export interface EvaluationAnnotationsTable {
   /** A user id: judgments are always a person's. */
   author_id: string;
   created_at: string;
+}
+
+// -- release gates (0020)
+
+/** A release gate bound to one exact evaluator version; never changed once written (added by 0020_release_gates). */
+export interface ReleaseGatesTable {
+  project_id: string;
+  gate_id: string;
+  org_id: string;
+  display_name: string;
+  evaluator_id: string;
+  evaluator_version: number;
+  /** The metric of the bound version (legacy results of it are recognized, and refused, by metric). */
+  metric_name: string;
+  release: string;
+  /** Null: the release just before `release` in the release series. */
+  baseline_release: string | null;
+  min_samples: number;
+  min_mean: number | null;
+  max_mean: number | null;
+  max_mean_drop: number | null;
+  max_mean_rise: number | null;
+  created_at: string;
+  created_by: string;
+}
+
+/** One decision of a gate; (project, gate, idempotency_key) is unique (added by 0020_release_gates). */
+export interface ReleaseGateDecisionsTable {
+  decision_id: string;
+  project_id: string;
+  gate_id: string;
+  /** 1, 2, ... per gate: the order decisions were appended. */
+  seq: number;
+  idempotency_key: string;
+  decided_at: string;
+  decided_by: string;
+  outcome: string;
+  reading: string;
+  /** JSON array of {code, message}. */
+  reasons: string;
+  /** JSON object: the evidence snapshot. */
+  evidence: string;
 }

@@ -60,6 +60,9 @@ import { KyselyEvaluatorStore, KyselySamplingRuleStore } from './evaluators-stor
 import type { EvaluationBudgetStore, SamplingStore } from '../../domains/evaluations/sampling/store.js';
 import { KyselyEvaluationBudgetStore } from './evaluation-budget-store.js';
 import { KyselySamplingStore } from './evaluation-sampling-store.js';
+// 0020_release_gates: release series aggregates, release gates and their decisions
+import type { ReleaseGateStore } from '../../domains/evaluations/releases/store.js';
+import { KyselyReleaseGateStore } from './release-gates-store.js';
 // 0022_datasets
 import type { DatasetStore } from '../../domains/evaluations/datasets/store.js';
 import { KyselyDatasetStore } from './datasets-store.js';
@@ -111,6 +114,9 @@ export interface ControlStores {
   evaluationBudget: EvaluationBudgetStore;
   /** The sampling job's per-rule cursors and retries. */
   evaluationSampling: SamplingStore;
+  // 0020_release_gates
+  /** Release series aggregates of stored results, release gates and their decisions (docs/evaluations-gates.md). */
+  releaseGates: ReleaseGateStore;
   // 0022_datasets
   /** Datasets, their sealed versions, items and frozen cases (domains/evaluations/datasets). */
   datasets: DatasetStore;
@@ -161,6 +167,8 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     // 0017_evaluation_budget
     evaluationBudget: new KyselyEvaluationBudgetStore(db),
     evaluationSampling: new KyselySamplingStore(db),
+    // 0020_release_gates
+    releaseGates: new KyselyReleaseGateStore(db, dialect),
     // 0022_datasets
     datasets: new KyselyDatasetStore(db),
   };

@@ -13,6 +13,7 @@ import { migration as m0016 } from './0016_evaluators.js';
 import { migration as m0017 } from './0017_evaluation_budget.js';
 import { migration as m0018 } from './0018_evaluation_results.js';
 import { migration as m0019 } from './0019_annotations.js';
+import { migration as m0020 } from './0020_release_gates.js';
 import { migration as m0022 } from './0022_datasets.js';
 
 const migrations: Record<string, Migration> = {
@@ -253,6 +254,7 @@ const migrations: Record<string, Migration> = {
   '0017_evaluation_budget': m0017,
   '0018_evaluation_results': m0018,
   '0019_annotations': m0019,
+  '0020_release_gates': m0020,
   '0022_datasets': m0022,
 };
 
