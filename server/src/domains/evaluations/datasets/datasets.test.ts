@@ -76,7 +76,10 @@ async function project(opts: { content?: 'all' | 'no-tool-export' | 'none' } = {
 
 /** Row counts of every control table (to show a request wrote nothing). */
 async function tableCounts(): Promise<Record<string, number>> {
-  const tables = await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(t.db);
+  const tables =
+    t.ctx.control.dialect === 'postgres'
+      ? await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(t.db)
+      : await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(t.db);
   const out: Record<string, number> = {};
   for (const { name } of tables.rows) out[name] = Number((await sql<{ n: number }>`select count(*) as n from ${sql.table(name)}`.execute(t.db)).rows[0]!.n);
   return out;
