@@ -46,6 +46,7 @@ import { evaluationResultRoutes } from './domains/evaluations/results/routes.js'
 import { annotationRoutes } from './domains/evaluations/annotations/routes.js';
 import { releaseGateRoutes } from './domains/evaluations/releases/routes.js';
 import { calibrationRoutes } from './domains/evaluations/calibration/routes.js';
+import { datasetRoutes } from './domains/evaluations/datasets/routes.js';
 import { receiptRoutes } from './domains/receipts/routes.js';
 import { authorityEdgeRoutes } from './domains/authority-edges/routes.js';
 import { jwksRoutes, signingKeyRoutes } from './domains/signing/routes.js';
@@ -152,6 +153,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       annotationRoutes(api, ctx);
       releaseGateRoutes(api, ctx);
       calibrationRoutes(api, ctx);
+      datasetRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

@@ -70,6 +70,8 @@ import { modellessScoring } from './domains/evaluations/scoring/index.js';
 // Evaluations: release series and release gates (docs/evaluations-gates.md)
 import { ReleaseSeriesService } from './domains/evaluations/releases/series.js';
 import { ReleaseGateService } from './domains/evaluations/releases/gates.js';
+// Evaluations: datasets (docs/evaluations-datasets.md)
+import { DatasetService } from './domains/evaluations/datasets/service.js';
 import { DuckDbReleaseQuery } from './storage/telemetry/duckdb/release-query.js';
 
 export interface AppContext {
@@ -166,6 +168,8 @@ export interface AppContext {
   releaseSeries: ReleaseSeriesService;
   /** Release gates and their decisions (`/evaluation/gates`). */
   releaseGates: ReleaseGateService;
+  /** Datasets: metadata, sealed versions of reviewed cases, promotion and removal (the experiments read versions and items here). */
+  datasets: DatasetService;
 }
 
 export function buildContext(opts: {
@@ -252,6 +256,18 @@ export function buildContext(opts: {
     clock,
     ids,
   );
+  // Evaluations: datasets. Runs are frozen through the same facts reader the evaluators score with, their
+  // stored steps, and the content policy at the export boundary; reviews are the recorded human judgments.
+  const datasets = new DatasetService(
+    opts.control,
+    {
+      reviews: { find: (projectId, annotationId) => ctx.annotations.find(projectId, annotationId) },
+      facts: new AgentFactsReader(agentRuns, new DuckDbReleaseQuery(opts.telemetry)),
+      steps: agentRunsQuery,
+      policy: contentPolicy,
+    },
+    clock,
+  );
   const evaluationSampling = new SamplingJob(opts.control.evaluationSampling, agentRunsQuery, { rules: () => ctx.samplingPorts.rules, runner: () => ctx.samplingPorts.runner }, opts.config.evaluationSampling);
   jobs.register(SAMPLING_JOB_KIND, async ({ now, signal }) => void (await evaluationSampling.tick(now(), signal)), {
     everySeconds: opts.config.evaluationSampling.everySeconds,
@@ -320,6 +336,7 @@ export function buildContext(opts: {
     samplingPorts: { rules: samplingRules, runner: evaluationRunner },
     releaseSeries,
     releaseGates,
+    datasets,
   };
   return ctx;
 }

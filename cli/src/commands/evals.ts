@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { registerEvalsBudget } from './evals-budget.js';
+import { registerEvalsDatasets } from './evals-datasets.js';
 import { registerEvalsEvaluators } from './evals-evaluators.js';
 import { registerEvalsResults } from './evals-results.js';
 import { registerEvalsAnnotations } from './evals-annotations.js';
@@ -20,4 +21,5 @@ export function registerEvals(program: Command, ctx: Context): void {
   registerEvalsAnnotations(evals, ctx);
   registerEvalsGates(evals, ctx);
   registerEvalsCalibrations(evals, ctx);
+  registerEvalsDatasets(evals, ctx);
 }

@@ -66,6 +66,9 @@ import { KyselyReleaseGateStore } from './release-gates-store.js';
 // 0021_calibrations: calibration records
 import type { CalibrationStore } from '../../domains/evaluations/calibration/store.js';
 import { KyselyCalibrationStore } from './calibrations-store.js';
+// 0022_datasets
+import type { DatasetStore } from '../../domains/evaluations/datasets/store.js';
+import { KyselyDatasetStore } from './datasets-store.js';
 
 export interface ControlStores {
   apiKeys: ApiKeyStore;
@@ -120,6 +123,9 @@ export interface ControlStores {
   // 0021_calibrations
   /** Calibration records of model judges against people's judgments (docs/evaluations-calibration.md). */
   calibrations: CalibrationStore;
+  // 0022_datasets
+  /** Datasets, their sealed versions, items and frozen cases (domains/evaluations/datasets). */
+  datasets: DatasetStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -171,6 +177,8 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     releaseGates: new KyselyReleaseGateStore(db, dialect),
     // 0021_calibrations
     calibrations: new KyselyCalibrationStore(db),
+    // 0022_datasets
+    datasets: new KyselyDatasetStore(db),
   };
 }
 

@@ -15,6 +15,7 @@ import { migration as m0018 } from './0018_evaluation_results.js';
 import { migration as m0019 } from './0019_annotations.js';
 import { migration as m0020 } from './0020_release_gates.js';
 import { migration as m0021 } from './0021_calibrations.js';
+import { migration as m0022 } from './0022_datasets.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': {
@@ -256,6 +257,7 @@ const migrations: Record<string, Migration> = {
   '0019_annotations': m0019,
   '0020_release_gates': m0020,
   '0021_calibrations': m0021,
+  '0022_datasets': m0022,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
