@@ -58,6 +58,9 @@ import { KyselyEvaluatorStore, KyselySamplingRuleStore } from './evaluators-stor
 import type { EvaluationBudgetStore, SamplingStore } from '../../domains/evaluations/sampling/store.js';
 import { KyselyEvaluationBudgetStore } from './evaluation-budget-store.js';
 import { KyselySamplingStore } from './evaluation-sampling-store.js';
+// 0023_experiments: experiments over dataset versions and their trials
+import type { ExperimentStore } from '../../domains/evaluations/experiments/store.js';
+import { KyselyExperimentStore } from './experiments-store.js';
 
 export interface ControlStores {
   apiKeys: ApiKeyStore;
@@ -104,6 +107,9 @@ export interface ControlStores {
   evaluationBudget: EvaluationBudgetStore;
   /** The sampling job's per-rule cursors and retries. */
   evaluationSampling: SamplingStore;
+  // 0023_experiments
+  /** Experiments over dataset versions and their trials (domains/evaluations/experiments). */
+  experiments: ExperimentStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -150,6 +156,8 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     // 0017_evaluation_budget
     evaluationBudget: new KyselyEvaluationBudgetStore(db),
     evaluationSampling: new KyselySamplingStore(db),
+    // 0023_experiments
+    experiments: new KyselyExperimentStore(db),
   };
 }
 
