@@ -43,6 +43,7 @@ import { signalRoutes } from './domains/assets/signals-routes.js';
 import { memoryRoutes } from './domains/memory/routes.js';
 import { evaluatorRoutes } from './domains/evaluations/evaluators/routes.js';
 import { evaluationResultRoutes } from './domains/evaluations/results/routes.js';
+import { experimentRoutes } from './domains/evaluations/experiments/routes.js';
 import { receiptRoutes } from './domains/receipts/routes.js';
 import { authorityEdgeRoutes } from './domains/authority-edges/routes.js';
 import { jwksRoutes, signingKeyRoutes } from './domains/signing/routes.js';
@@ -146,6 +147,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       evaluatorRoutes(api, ctx);
       evaluationBudgetRoutes(api, ctx);
       evaluationResultRoutes(api, ctx);
+      experimentRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

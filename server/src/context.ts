@@ -64,6 +64,9 @@ import { EvaluationService } from './domains/evaluations/service.js';
 import { modelJudge } from './domains/evaluations/judge/index.js';
 import { AgentFactsReader } from './domains/evaluations/scoring/facts.js';
 import { modellessScoring } from './domains/evaluations/scoring/index.js';
+// Evaluations: experiments over dataset versions (docs/evaluations-experiments.md)
+import { ExperimentService, type ExperimentDatasets } from './domains/evaluations/experiments/service.js';
+import type { RunFacts } from './domains/evaluations/model.js';
 import { DuckDbReleaseQuery } from './storage/telemetry/duckdb/release-query.js';
 
 export interface AppContext {
@@ -151,6 +154,8 @@ export interface AppContext {
   evaluationSampling: SamplingJob;
   /** What the sampling job reads at each tick: the active rules and the runner (a test may put its own in). */
   samplingPorts: { rules: SamplingRules; runner: EvaluationRunner };
+  /** Experiments: trials over an exact dataset version, scored through the one runner, and their comparison. */
+  experiments: ExperimentService<unknown>;
 }
 
 export function buildContext(opts: {
@@ -241,6 +246,16 @@ export function buildContext(opts: {
   jobs.register(SAMPLING_JOB_KIND, async ({ now, signal }) => void (await evaluationSampling.tick(now(), signal)), {
     everySeconds: opts.config.evaluationSampling.everySeconds,
   });
+  // Experiments: read dataset versions and their frozen cases, score them through the one runner.
+  const experimentDatasets: ExperimentDatasets<unknown> = {
+    version: async () => {
+      throw new Error('datasets are not wired yet');
+    },
+    items: async () => [],
+  };
+  const experiments = new ExperimentService<unknown>(opts.control, evaluators, experimentDatasets, (() => {
+    throw new Error('datasets are not wired yet');
+  }) as (c: unknown) => RunFacts, evaluationRunner, clock);
   const ctx: AppContext = {
     config: opts.config,
     clock,
@@ -297,6 +312,7 @@ export function buildContext(opts: {
     evaluations: new EvaluationService(opts.control, evaluationRunner, contentPolicy, clock),
     evaluationSampling,
     samplingPorts: { rules: samplingRules, runner: evaluationRunner },
+    experiments,
   };
   return ctx;
 }

@@ -340,7 +340,7 @@ export class ExperimentService<C> {
       const all = [...(g.cells.get(t.trialId)?.values() ?? [])].flat();
       const { counts } = summarize(all);
       const done = counts.scored + counts.unmeasured + counts.withheld;
-      const status = counts.pending === 0 ? 'TRIAL_STATUS_COMPLETE' : done === 0 ? 'TRIAL_STATUS_NOT_STARTED' : 'TRIAL_STATUS_IN_PROGRESS';
+      const status = counts.pending === 0 ? ('TRIAL_STATUS_COMPLETE' as const) : done === 0 ? ('TRIAL_STATUS_NOT_STARTED' as const) : ('TRIAL_STATUS_IN_PROGRESS' as const);
       return { trial: t, status, counts, mappedItems: t.runs === null ? g.itemIds.length : Object.keys(t.runs).length };
     });
     return { experiment: g.experiment, items: g.itemIds.length, trials };
