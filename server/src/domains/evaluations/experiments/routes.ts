@@ -38,7 +38,6 @@ async function checkWrite(req: FastifyRequest) {
 
 export function experimentRoutes(base: FastifyInstance, ctx: AppContext) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  const svc = ctx.experiments;
   const project = evaluationProject(ctx.projects);
 
   app.get(
@@ -61,7 +60,7 @@ export function experimentRoutes(base: FastifyInstance, ctx: AppContext) {
       const limit = readLimit(req.query.limit, EXPERIMENT_PAGE);
       const fp = fingerprint(['experiments', filter]);
       const pos = readCursor(req.query.cursor, fp);
-      const rows = await svc.list(filter, { limit, after: pos?.id });
+      const rows = await ctx.experiments.list(filter, { limit, after: pos?.id });
       const { items, next_cursor } = pageOf(rows, limit, (r) => makeCursor(fp, 0, r.experimentId));
       return { experiments: items.map(experimentView), next_cursor };
     },
@@ -85,7 +84,7 @@ export function experimentRoutes(base: FastifyInstance, ctx: AppContext) {
       },
     },
     async (req, reply) => {
-      const { experiment, created } = await svc.create(req.principal, await project(req), req.body);
+      const { experiment, created } = await ctx.experiments.create(req.principal, await project(req), req.body);
       return reply.code(created ? 201 : 200).send({ ...experimentView(experiment), created });
     },
   );
@@ -104,7 +103,7 @@ export function experimentRoutes(base: FastifyInstance, ctx: AppContext) {
         response: { 200: S.Experiment, ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => experimentDetailView(await svc.detail((await project(req)).id, req.params.experimentId)),
+    async (req) => experimentDetailView(await ctx.experiments.detail((await project(req)).id, req.params.experimentId)),
   );
 
   app.post(
@@ -126,7 +125,7 @@ export function experimentRoutes(base: FastifyInstance, ctx: AppContext) {
       },
     },
     async (req, reply) => {
-      const { trial, created } = await svc.addTrial(req.principal, await project(req), req.params.experimentId, req.body);
+      const { trial, created } = await ctx.experiments.addTrial(req.principal, await project(req), req.params.experimentId, req.body);
       return reply.code(created ? 201 : 200).send(trialView(trial, created));
     },
   );
@@ -150,7 +149,7 @@ export function experimentRoutes(base: FastifyInstance, ctx: AppContext) {
         response: { 200: S.RunResponse, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (req) => svc.run(req.principal, await project(req), req.params.experimentId, req.body ?? {}),
+    async (req) => ctx.experiments.run(req.principal, await project(req), req.params.experimentId, req.body ?? {}),
   );
 
   app.get(
@@ -170,6 +169,6 @@ export function experimentRoutes(base: FastifyInstance, ctx: AppContext) {
         response: { 200: S.ComparisonResponse, ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => comparisonView(await svc.comparison((await project(req)).id, req.params.experimentId)),
+    async (req) => comparisonView(await ctx.experiments.comparison((await project(req)).id, req.params.experimentId)),
   );
 }

@@ -299,7 +299,7 @@ export class ExperimentService<C> {
   private async grid(projectId: string, experimentIdRaw: string, withFacts: boolean): Promise<Grid> {
     const experiment = await this.get(projectId, experimentIdRaw);
     const trials = await this.control.experiments.trials(projectId, experiment.experimentId);
-    const items = trials.length === 0 ? [] : await this.datasets.items(projectId, experiment.datasetId, experiment.datasetVersion);
+    const items = await this.datasets.items(projectId, experiment.datasetId, experiment.datasetVersion);
     const itemIds = items.map((i) => i.itemId);
     const cells = new Map<string, Map<string, Cell[]>>();
     const pending: Work[] = [];
@@ -377,6 +377,12 @@ export class ExperimentService<C> {
       if (report.asked >= bound || Date.now() - started > this.options.timeBoundMs) {
         report.stopped = 'bound';
         break;
+      }
+      // A concurrent call may have answered this cell since the grid was read (an unmeasured answer is not a result, so the runner would ask again).
+      if ((await this.control.experiments.outcomes(project.id, w.evaluator, w.subjectKind, [w.subjectRef])).size > 0) {
+        report.already_evaluated++;
+        report.remaining--;
+        continue;
       }
       report.asked++;
       try {
