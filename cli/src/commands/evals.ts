@@ -8,10 +8,12 @@ import type { Context } from '../context.js';
 import { registerEvalsBudget } from './evals-budget.js';
 import { registerEvalsEvaluators } from './evals-evaluators.js';
 import { registerEvalsResults } from './evals-results.js';
+import { registerEvalsExperiments } from './evals-experiments.js';
 
 export function registerEvals(program: Command, ctx: Context): void {
   const evals = program.command('evals').description('evaluations: evaluators, sampling rules, budget, on-demand evaluation, results');
   registerEvalsEvaluators(evals, ctx);
   registerEvalsBudget(evals, ctx);
   registerEvalsResults(evals, ctx);
+  registerEvalsExperiments(evals, ctx);
 }
