@@ -64,9 +64,11 @@ import { EvaluationService } from './domains/evaluations/service.js';
 import { modelJudge } from './domains/evaluations/judge/index.js';
 import { AgentFactsReader } from './domains/evaluations/scoring/facts.js';
 import { modellessScoring } from './domains/evaluations/scoring/index.js';
+// Evaluations: datasets (docs/evaluations-datasets.md)
+import { DatasetService } from './domains/evaluations/datasets/service.js';
 // Evaluations: experiments over dataset versions (docs/evaluations-experiments.md)
-import { ExperimentService, type ExperimentDatasets } from './domains/evaluations/experiments/service.js';
-import type { RunFacts } from './domains/evaluations/model.js';
+import { ExperimentService } from './domains/evaluations/experiments/service.js';
+import { caseFacts, type DatasetCase } from './domains/evaluations/datasets/case.js';
 import { DuckDbReleaseQuery } from './storage/telemetry/duckdb/release-query.js';
 
 export interface AppContext {
@@ -154,8 +156,10 @@ export interface AppContext {
   evaluationSampling: SamplingJob;
   /** What the sampling job reads at each tick: the active rules and the runner (a test may put its own in). */
   samplingPorts: { rules: SamplingRules; runner: EvaluationRunner };
+  /** Datasets: metadata, sealed versions of reviewed cases, promotion and removal (the experiments read versions and items here). */
+  datasets: DatasetService;
   /** Experiments: trials over an exact dataset version, scored through the one runner, and their comparison. */
-  experiments: ExperimentService<unknown>;
+  experiments: ExperimentService<DatasetCase>;
 }
 
 export function buildContext(opts: {
@@ -242,20 +246,24 @@ export function buildContext(opts: {
     clock,
     ids,
   );
+  // Evaluations: datasets. Runs are frozen through the same facts reader the evaluators score with, their
+  // stored steps, and the content policy at the export boundary; reviews are the recorded human judgments.
+  const datasets = new DatasetService(
+    opts.control,
+    {
+      reviews: { find: async () => undefined }, // replaced by the annotations service when it lands
+      facts: new AgentFactsReader(agentRuns, new DuckDbReleaseQuery(opts.telemetry)),
+      steps: agentRunsQuery,
+      policy: contentPolicy,
+    },
+    clock,
+  );
   const evaluationSampling = new SamplingJob(opts.control.evaluationSampling, agentRunsQuery, { rules: () => ctx.samplingPorts.rules, runner: () => ctx.samplingPorts.runner }, opts.config.evaluationSampling);
   jobs.register(SAMPLING_JOB_KIND, async ({ now, signal }) => void (await evaluationSampling.tick(now(), signal)), {
     everySeconds: opts.config.evaluationSampling.everySeconds,
   });
-  // Experiments: read dataset versions and their frozen cases, score them through the one runner.
-  const experimentDatasets: ExperimentDatasets<unknown> = {
-    version: async () => {
-      throw new Error('datasets are not wired yet');
-    },
-    items: async () => [],
-  };
-  const experiments = new ExperimentService<unknown>(opts.control, evaluators, experimentDatasets, (() => {
-    throw new Error('datasets are not wired yet');
-  }) as (c: unknown) => RunFacts, evaluationRunner, clock);
+  // Experiments: read dataset versions and their frozen cases (caseFacts), score them through the one runner.
+  const experiments = new ExperimentService<DatasetCase>(opts.control, evaluators, datasets, caseFacts, evaluationRunner, clock);
   const ctx: AppContext = {
     config: opts.config,
     clock,
@@ -312,6 +320,7 @@ export function buildContext(opts: {
     evaluations: new EvaluationService(opts.control, evaluationRunner, contentPolicy, clock),
     evaluationSampling,
     samplingPorts: { rules: samplingRules, runner: evaluationRunner },
+    datasets,
     experiments,
   };
   return ctx;

@@ -18,6 +18,11 @@ export interface EvaluationTables {
   evaluation_results: EvaluationResultsTable;
   evaluation_claims: EvaluationClaimsTable;
   evaluation_unscored: EvaluationUnscoredTable;
+  // -- datasets (0022)
+  evaluation_datasets: EvaluationDatasetsTable;
+  evaluation_dataset_versions: EvaluationDatasetVersionsTable;
+  evaluation_dataset_items: EvaluationDatasetItemsTable;
+  evaluation_dataset_cases: EvaluationDatasetCasesTable;
   // -- experiments (0023)
   experiments: ExperimentsTable;
   experiment_trials: ExperimentTrialsTable;
@@ -166,6 +171,54 @@ export interface EvaluationSamplingRetriesTable {
   next_at: string;
   reason: string;
   updated_at: string;
+}
+
+// ---- datasets (0022)
+
+/** One row per dataset: editable metadata and the latest sealed version, 0 when none (added by 0022_datasets). */
+export interface EvaluationDatasetsTable {
+  project_id: string;
+  dataset_id: string;
+  org_id: string;
+  display_name: string;
+  description: string;
+  latest_version: number;
+  created_at: string;
+  created_by: string;
+  updated_at: string;
+  updated_by: string;
+}
+
+/** Every sealed dataset version, never updated (added by 0022_datasets). */
+export interface EvaluationDatasetVersionsTable {
+  project_id: string;
+  dataset_id: string;
+  version: number;
+  item_count: number;
+  /** promotion | removal */
+  change: string;
+  changed_count: number;
+  sealed_at: string;
+  sealed_by: string;
+}
+
+/** The items of each version; item_id is the case id (added by 0022_datasets). */
+export interface EvaluationDatasetItemsTable {
+  project_id: string;
+  dataset_id: string;
+  version: number;
+  item_id: string;
+  position: number;
+  review_annotation_id: string;
+  reviewer_id: string;
+  reviewed_at: string;
+}
+
+/** Frozen cases by content digest, once per project (added by 0022_datasets). */
+export interface EvaluationDatasetCasesTable {
+  project_id: string;
+  case_id: string;
+  case_json: string;
 }
 
 // -- experiments (0023)

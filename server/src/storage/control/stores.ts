@@ -58,6 +58,9 @@ import { KyselyEvaluatorStore, KyselySamplingRuleStore } from './evaluators-stor
 import type { EvaluationBudgetStore, SamplingStore } from '../../domains/evaluations/sampling/store.js';
 import { KyselyEvaluationBudgetStore } from './evaluation-budget-store.js';
 import { KyselySamplingStore } from './evaluation-sampling-store.js';
+// 0022_datasets
+import type { DatasetStore } from '../../domains/evaluations/datasets/store.js';
+import { KyselyDatasetStore } from './datasets-store.js';
 // 0023_experiments: experiments over dataset versions and their trials
 import type { ExperimentStore } from '../../domains/evaluations/experiments/store.js';
 import { KyselyExperimentStore } from './experiments-store.js';
@@ -107,6 +110,9 @@ export interface ControlStores {
   evaluationBudget: EvaluationBudgetStore;
   /** The sampling job's per-rule cursors and retries. */
   evaluationSampling: SamplingStore;
+  // 0022_datasets
+  /** Datasets, their sealed versions, items and frozen cases (domains/evaluations/datasets). */
+  datasets: DatasetStore;
   // 0023_experiments
   /** Experiments over dataset versions and their trials (domains/evaluations/experiments). */
   experiments: ExperimentStore;
@@ -156,6 +162,8 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     // 0017_evaluation_budget
     evaluationBudget: new KyselyEvaluationBudgetStore(db),
     evaluationSampling: new KyselySamplingStore(db),
+    // 0022_datasets
+    datasets: new KyselyDatasetStore(db),
     // 0023_experiments
     experiments: new KyselyExperimentStore(db),
   };

@@ -23,7 +23,7 @@ export function useDatasets(t: TestApp) {
       return items;
     },
   };
-  (t.ctx as { experiments: unknown }).experiments = new ExperimentService<RunFacts>(t.ctx.control, t.ctx.evaluators, datasets, (c) => c, t.ctx.evaluationRunner, t.ctx.clock);
+  (t.ctx as unknown as { experiments: unknown }).experiments = new ExperimentService<RunFacts>(t.ctx.control, t.ctx.evaluators, datasets, (c) => c, t.ctx.evaluationRunner, t.ctx.clock);
 }
 
 /** A dataset version holding the frozen cases of these runs (item ids in run order). */

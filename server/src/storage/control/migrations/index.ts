@@ -12,6 +12,7 @@ import { migration as m0015 } from './0015_content_erasures.js';
 import { migration as m0016 } from './0016_evaluators.js';
 import { migration as m0017 } from './0017_evaluation_budget.js';
 import { migration as m0018 } from './0018_evaluation_results.js';
+import { migration as m0022 } from './0022_datasets.js';
 import { migration as m0023 } from './0023_experiments.js';
 
 const migrations: Record<string, Migration> = {
@@ -251,6 +252,7 @@ const migrations: Record<string, Migration> = {
   '0016_evaluators': m0016,
   '0017_evaluation_budget': m0017,
   '0018_evaluation_results': m0018,
+  '0022_datasets': m0022,
   '0023_experiments': m0023,
 };
 
