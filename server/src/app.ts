@@ -47,6 +47,7 @@ import { annotationRoutes } from './domains/evaluations/annotations/routes.js';
 import { releaseGateRoutes } from './domains/evaluations/releases/routes.js';
 import { calibrationRoutes } from './domains/evaluations/calibration/routes.js';
 import { datasetRoutes } from './domains/evaluations/datasets/routes.js';
+import { experimentRoutes } from './domains/evaluations/experiments/routes.js';
 import { receiptRoutes } from './domains/receipts/routes.js';
 import { authorityEdgeRoutes } from './domains/authority-edges/routes.js';
 import { jwksRoutes, signingKeyRoutes } from './domains/signing/routes.js';
@@ -154,6 +155,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       releaseGateRoutes(api, ctx);
       calibrationRoutes(api, ctx);
       datasetRoutes(api, ctx);
+      experimentRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

@@ -72,6 +72,9 @@ import { ReleaseSeriesService } from './domains/evaluations/releases/series.js';
 import { ReleaseGateService } from './domains/evaluations/releases/gates.js';
 // Evaluations: datasets (docs/evaluations-datasets.md)
 import { DatasetService } from './domains/evaluations/datasets/service.js';
+// Evaluations: experiments over dataset versions (docs/evaluations-experiments.md)
+import { ExperimentService } from './domains/evaluations/experiments/service.js';
+import { caseFacts, type DatasetCase } from './domains/evaluations/datasets/case.js';
 import { DuckDbReleaseQuery } from './storage/telemetry/duckdb/release-query.js';
 
 export interface AppContext {
@@ -170,6 +173,8 @@ export interface AppContext {
   releaseGates: ReleaseGateService;
   /** Datasets: metadata, sealed versions of reviewed cases, promotion and removal (the experiments read versions and items here). */
   datasets: DatasetService;
+  /** Experiments: trials over an exact dataset version, scored through the one runner, and their comparison. */
+  experiments: ExperimentService<DatasetCase>;
 }
 
 export function buildContext(opts: {
@@ -275,6 +280,8 @@ export function buildContext(opts: {
   // Release series and gates: they read stored results of an exact evaluator version (docs/evaluations-gates.md).
   const releaseSeries = new ReleaseSeriesService(opts.control.releaseGates, evaluators);
   const releaseGates = new ReleaseGateService(opts.control.releaseGates, evaluators, releaseSeries, clock, ids);
+  // Experiments: read dataset versions and their frozen cases (caseFacts), score them through the one runner.
+  const experiments = new ExperimentService<DatasetCase>(opts.control, evaluators, datasets, caseFacts, evaluationRunner, clock);
   const ctx: AppContext = {
     config: opts.config,
     clock,
@@ -337,6 +344,7 @@ export function buildContext(opts: {
     releaseSeries,
     releaseGates,
     datasets,
+    experiments,
   };
   return ctx;
 }

@@ -12,6 +12,7 @@ import { registerEvalsResults } from './evals-results.js';
 import { registerEvalsAnnotations } from './evals-annotations.js';
 import { registerEvalsGates } from './evals-gates.js';
 import { registerEvalsCalibrations } from './evals-calibrations.js';
+import { registerEvalsExperiments } from './evals-experiments.js';
 
 export function registerEvals(program: Command, ctx: Context): void {
   const evals = program.command('evals').description('evaluations: evaluators, sampling rules, budget, on-demand evaluation, results, release series, release gates');
@@ -22,4 +23,5 @@ export function registerEvals(program: Command, ctx: Context): void {
   registerEvalsGates(evals, ctx);
   registerEvalsCalibrations(evals, ctx);
   registerEvalsDatasets(evals, ctx);
+  registerEvalsExperiments(evals, ctx);
 }

@@ -53,7 +53,9 @@ export interface EvaluationBudget {
 /** How an evaluation was asked for. */
 export type EvaluationTrigger =
   | { sampling: 'NOT_SAMPLED'; caller: Principal }
-  | { sampling: 'SAMPLED'; samplingRuleId: string; samplingRate: number };
+  | { sampling: 'SAMPLED'; samplingRuleId: string; samplingRate: number }
+  /** An experiment scoring a dataset version (experiments/): the only asker that may name a dataset item. */
+  | { sampling: 'WHOLE_DATASET'; caller: Principal; experimentId: string };
 
 export interface EvaluateInput {
   orgId: string;
@@ -63,6 +65,12 @@ export interface EvaluateInput {
   subjectKind: string;
   subjectRef: string;
   trigger: EvaluationTrigger;
+  /**
+   * SUBJECT_KIND_DATASET_ITEM only (and only with a WHOLE_DATASET trigger): the facts of the frozen case
+   * the item holds (`caseFacts`), read by the experiment from the dataset version. The item is scored
+   * exactly like the run it froze, from these facts, never from live telemetry.
+   */
+  frozenCase?: RunFacts;
 }
 
 /** What one evaluation came to (the on-demand route maps `unmeasured` to 400 and `withheld` to 403). */

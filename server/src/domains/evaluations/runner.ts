@@ -3,7 +3,9 @@
  * (docs/evaluations.md "Evaluating"), for on-demand requests and for the sampling job alike:
  *
  * 1. the subject reference is read for its kind (400), the turn and dataset-item kinds are 501, the
- *    evaluator version must exist (404) and its family must fit the subject (400);
+ *    evaluator version must exist (404) and its family must fit the subject (400); only an experiment
+ *    (a WHOLE_DATASET trigger) may name a dataset item, which it passes with its frozen case's facts: the
+ *    item is then scored like the run it froze (a judge on its run summary and step sequence only);
  * 2. a stored answer is returned with `already_evaluated` (no re-run, no new spend);
  * 3. one evaluation per (evaluator version, subject) at a time: a second asker gets 409;
  * 4. the organization's daily budget admits it or answers 429;
@@ -17,12 +19,14 @@ import { ApiError, invalidRequest } from '../../http/errors.js';
 import type { Clock, IdGenerator } from '../../lib/clock.js';
 import type { ControlStore } from '../../storage/control/stores.js';
 import {
+  EVIDENCE_CLASS,
   ON_DEMAND_SUBJECT_KINDS,
   SUBJECT_KINDS,
   type EvaluatorConfig,
   type EvaluationMode,
   type Execution,
   type OnDemandSubjectKind,
+  type RunFacts,
   type ScoreOutcome,
   type SubjectFacts,
 } from './model.js';
@@ -57,6 +61,38 @@ export type Subject =
   | { kind: 'SUBJECT_KIND_AGENT_RUN'; ref: string; runId: string }
   | { kind: 'SUBJECT_KIND_AGENT_STEP'; ref: string; runId: string; spanId: string }
   | { kind: 'SUBJECT_KIND_AGENT_SESSION'; ref: string; sessionKey: string };
+
+/** A dataset item, readable only when an experiment asks (its frozen case's facts come with the request). */
+type DatasetItemSubject = { kind: 'SUBJECT_KIND_DATASET_ITEM'; ref: string; facts: RunFacts };
+
+/** `<datasetId>/<version>/<itemId>`: three non-empty parts, an exact version of at least 1. */
+const DATASET_ITEM_REF = /^[^/]+\/[1-9][0-9]{0,9}\/[^/]+$/;
+
+/**
+ * The subject of an experiment's evaluation: a dataset item is read through its frozen case (the facts
+ * the experiment passes); any other kind is read as on demand. Anyone else naming a dataset item gets 501.
+ */
+function readAskedSubject(input: EvaluateInput): Subject | DatasetItemSubject {
+  if (input.subjectKind !== 'SUBJECT_KIND_DATASET_ITEM' || input.trigger.sampling !== 'WHOLE_DATASET' || !input.frozenCase)
+    return readSubject(input.subjectKind, input.subjectRef);
+  if (!DATASET_ITEM_REF.test(input.subjectRef))
+    throw invalidRequest('subject_ref of SUBJECT_KIND_DATASET_ITEM must be <dataset_id>/<version>/<item_id>', { reason: 'malformed_subject_ref' });
+  return { kind: 'SUBJECT_KIND_DATASET_ITEM', ref: input.subjectRef, facts: input.frozenCase };
+}
+
+/**
+ * A frozen case carries the run's facts but none of its recorded content is read back from telemetry:
+ * a judge rubric asking for recorded content cannot be answered from a case (400, before any spend).
+ */
+export function checkFrozenCaseRubric(parsed: EvaluatorConfig): void {
+  if (parsed.kind !== 'EVALUATOR_KIND_LLM_JUDGE') return;
+  const asking = parsed.config.evidence.filter((e) => EVIDENCE_CLASS[e] !== null);
+  if (asking.length > 0)
+    throw invalidRequest(
+      `a frozen dataset case is judged on its run summary and step sequence only; this rubric asks for recorded content (${asking.join(', ')}): score new runs of the cases instead (a trial with runs)`,
+      { reason: 'frozen_case_rubric_asks_content', evidence: asking },
+    );
+}
 
 /** Reads `subject_kind` and `subject_ref` (400 for a malformed pair, 501 for a kind not evaluated on demand). */
 export function readSubject(kind: string, ref: string): Subject {
@@ -149,9 +185,11 @@ export class EvaluationRunnerService implements EvaluationRunner {
   }
 
   async evaluate(input: EvaluateInput): Promise<EvaluateAnswer> {
-    const subject = readSubject(input.subjectKind, input.subjectRef);
+    const subject = readAskedSubject(input);
     const { record, parsed } = await this.versions.version(input.projectId, input.evaluator);
-    this.modelless.checkFamily(parsed, subject.kind);
+    // A dataset item is a frozen run: it answers exactly what its run answers.
+    this.modelless.checkFamily(parsed, subject.kind === 'SUBJECT_KIND_DATASET_ITEM' ? 'SUBJECT_KIND_AGENT_RUN' : subject.kind);
+    if (subject.kind === 'SUBJECT_KIND_DATASET_ITEM') checkFrozenCaseRubric(parsed);
     const key: EvaluationKey = {
       projectId: input.projectId,
       evaluatorId: record.evaluatorId,
@@ -183,8 +221,10 @@ export class EvaluationRunnerService implements EvaluationRunner {
     }
   }
 
-  private readFacts(projectId: string, s: Subject): Promise<SubjectFacts> {
+  private readFacts(projectId: string, s: Subject | DatasetItemSubject): Promise<SubjectFacts> {
     switch (s.kind) {
+      case 'SUBJECT_KIND_DATASET_ITEM':
+        return Promise.resolve(s.facts);
       case 'SUBJECT_KIND_AGENT_RUN':
         return this.facts.run(projectId, s.runId);
       case 'SUBJECT_KIND_AGENT_STEP':
@@ -215,7 +255,8 @@ export class EvaluationRunnerService implements EvaluationRunner {
     s: ScoreOutcome,
   ): Promise<EvaluateAnswer> {
     const at = this.clock.now().toISOString();
-    const mode: EvaluationMode = input.trigger.sampling === 'SAMPLED' ? 'EVALUATION_MODE_SAMPLED' : 'EVALUATION_MODE_ON_DEMAND';
+    const mode: EvaluationMode =
+      input.trigger.sampling === 'SAMPLED' ? 'EVALUATION_MODE_SAMPLED' : input.trigger.sampling === 'WHOLE_DATASET' ? 'EVALUATION_MODE_EXPERIMENT' : 'EVALUATION_MODE_ON_DEMAND';
     // Whatever a model call cost is spent, also when it gave no score.
     const spent = s.outcome === 'withheld' ? undefined : s.execution;
     if (spent) await this.budget.charge(input.orgId, { costNanos: spent.cost_state === 'CHARGED' ? spent.charged_cost_nano_usd : 0, kind });
@@ -223,7 +264,7 @@ export class EvaluationRunnerService implements EvaluationRunner {
       const execution: Execution =
         input.trigger.sampling === 'SAMPLED'
           ? { sampling: 'SAMPLED', sampling_rule_id: input.trigger.samplingRuleId, sampling_rate: input.trigger.samplingRate, ...s.execution }
-          : { sampling: 'NOT_SAMPLED', ...s.execution };
+          : { sampling: input.trigger.sampling, ...s.execution };
       const rec: ResultRecord = {
         id: this.ids.uuid(),
         orgId: input.orgId,

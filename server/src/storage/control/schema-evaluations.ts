@@ -30,6 +30,9 @@ export interface EvaluationTables {
   release_gate_decisions: ReleaseGateDecisionsTable;
   // -- calibration records (0021)
   evaluation_calibrations: EvaluationCalibrationsTable;
+  // -- experiments (0023)
+  experiments: ExperimentsTable;
+  experiment_trials: ExperimentTrialsTable;
 }
 
 /** One result per evaluator version per subject (domains/evaluations/results). Added by 0018_evaluation_results. */
@@ -311,6 +314,40 @@ export interface EvaluationCalibrationsTable {
   judgment_ids: string;
   result_ids: string;
   input_digest: string;
+  created_at: string;
+  created_by: string;
+}
+
+// -- experiments (0023)
+
+/** An experiment over one exact dataset version (domains/evaluations/experiments). Added by 0023_experiments. */
+export interface ExperimentsTable {
+  project_id: string;
+  experiment_id: string;
+  org_id: string;
+  display_name: string;
+  dataset_id: string;
+  dataset_version: number;
+  /** JSON array of {evaluator_id, version}, in the order given. */
+  evaluators: string;
+  /** Trials written so far (the next trial's seq). */
+  trial_count: number;
+  created_at: string;
+  created_by: string;
+}
+
+/** One arm of an experiment. Added by 0023_experiments. */
+export interface ExperimentTrialsTable {
+  project_id: string;
+  experiment_id: string;
+  trial_id: string;
+  /** Creation order within the experiment, from 1. */
+  seq: number;
+  role: string;
+  label: string;
+  release: string | null;
+  /** JSON object item id -> run id; null: the frozen cases themselves. */
+  runs: string | null;
   created_at: string;
   created_by: string;
 }

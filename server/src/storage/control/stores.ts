@@ -69,6 +69,9 @@ import { KyselyCalibrationStore } from './calibrations-store.js';
 // 0022_datasets
 import type { DatasetStore } from '../../domains/evaluations/datasets/store.js';
 import { KyselyDatasetStore } from './datasets-store.js';
+// 0023_experiments: experiments over dataset versions and their trials
+import type { ExperimentStore } from '../../domains/evaluations/experiments/store.js';
+import { KyselyExperimentStore } from './experiments-store.js';
 
 export interface ControlStores {
   apiKeys: ApiKeyStore;
@@ -126,6 +129,9 @@ export interface ControlStores {
   // 0022_datasets
   /** Datasets, their sealed versions, items and frozen cases (domains/evaluations/datasets). */
   datasets: DatasetStore;
+  // 0023_experiments
+  /** Experiments over dataset versions and their trials (domains/evaluations/experiments). */
+  experiments: ExperimentStore;
 }
 
 export interface ControlStore extends ControlStores {
@@ -179,6 +185,8 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     calibrations: new KyselyCalibrationStore(db),
     // 0022_datasets
     datasets: new KyselyDatasetStore(db),
+    // 0023_experiments
+    experiments: new KyselyExperimentStore(db),
   };
 }
 

@@ -16,6 +16,7 @@ import { migration as m0019 } from './0019_annotations.js';
 import { migration as m0020 } from './0020_release_gates.js';
 import { migration as m0021 } from './0021_calibrations.js';
 import { migration as m0022 } from './0022_datasets.js';
+import { migration as m0023 } from './0023_experiments.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': {
@@ -258,6 +259,7 @@ const migrations: Record<string, Migration> = {
   '0020_release_gates': m0020,
   '0021_calibrations': m0021,
   '0022_datasets': m0022,
+  '0023_experiments': m0023,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
