@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectWithKey, testApp, type TestApp } from '../../../testing/app.js';
 import { sendAgentRun } from '../../../testing/otel-agent-run.js';
 import { datasetOf, useDatasets } from './test-datasets.js';
+import { addPerson, signIn } from '../../../testing/people.js';
 
 let t: TestApp;
 let base: string;
@@ -218,6 +219,19 @@ describe('experiments: trials', () => {
 });
 
 describe('experiments: run and comparison', () => {
+  it('"a version cited by a stored score, and a dataset holding one, cannot be removed": once an experiment scored its items, deleting the dataset is 409 naming the cited version', async () => {
+    const p = await project();
+    const ds = await p.setup(1);
+    await p.trial({ trial_id: 'base', role: 'TRIAL_ROLE_BASELINE', label: 'reviewed' });
+    const admin = await signIn(t, await addPerson(t, 'admin'));
+    expect((await p.runExp()).statusCode).toBe(200);
+    const del = await admin.call({ method: 'DELETE', url: `/api/v1/evaluation/datasets/${ds.datasetId}?project_id=${p.projectId}` });
+    expect(del.statusCode, del.body).toBe(409);
+    expect(del.json().details.cited_versions).toEqual([ds.version]);
+    const got = await p.call('GET', `/evaluation/datasets/${ds.datasetId}?project_id=${p.projectId}`);
+    expect(got.json().versions[0]).toMatchObject({ version: ds.version, cited: true });
+  });
+
   it('run scores every trial × item × evaluator through the one runner: frozen cases as dataset items <dataset>/<version>/<item>, new runs as runs, mode EXPERIMENT and sampling WHOLE_DATASET; unmeasured and missing are counted, never 0', async () => {
     const p = await project();
     // The first reviewed run reported a cost of 3000, the second none (unmeasured, never 0).

@@ -1,37 +1,38 @@
 /**
- * Test fixture: a dataset version of frozen runs for experiment tests. Until the datasets service is
- * wired, it stands in for it (the cases are the runs' facts, read like the runner reads them).
+ * Test fixture: a dataset version of reviewed runs for experiment tests, built the way a user builds one:
+ * a signed-in person judges each run (`POST /agent-runs/{run_id}/annotations`), then promotes the runs with
+ * those reviews (`POST /evaluation/datasets/{id}/promotions`), which seals version 1.
  */
-import { AgentFactsReader } from '../scoring/facts.js';
-import { DuckDbReleaseQuery } from '../../../storage/telemetry/duckdb/release-query.js';
+import { expect } from 'vitest';
 import type { TestApp } from '../../../testing/app.js';
-import { notFound } from '../../../http/errors.js';
-import type { RunFacts } from '../model.js';
-import { ExperimentService, type ExperimentItem } from './service.js';
+import { allowAllContent } from '../../../testing/content-policy.js';
+import { addPerson, signIn, type Browser } from '../../../testing/people.js';
 
-const versions = new Map<string, Array<ExperimentItem<RunFacts>>>();
+const reviewers = new WeakMap<TestApp, Promise<Browser>>();
 let seq = 0;
 
+/** Signs in the admin who reviews and promotes the runs of this app's experiments. */
 export function useDatasets(t: TestApp) {
-  const datasets = {
-    version: async (projectId: string, datasetId: string, version: number) => {
-      if (!versions.has(`${projectId}|${datasetId}|${version}`)) throw notFound('dataset version');
-    },
-    items: async (projectId: string, datasetId: string, version: number) => {
-      const items = versions.get(`${projectId}|${datasetId}|${version}`);
-      if (!items) throw notFound('dataset version');
-      return items;
-    },
-  };
-  (t.ctx as unknown as { experiments: unknown }).experiments = new ExperimentService<RunFacts>(t.ctx.control, t.ctx.evaluators, datasets, (c) => c, t.ctx.evaluationRunner, t.ctx.clock);
+  if (!reviewers.has(t)) reviewers.set(t, addPerson(t, 'admin').then((a) => signIn(t, a)));
 }
 
-/** A dataset version holding the frozen cases of these runs (item ids in run order). */
+/** A dataset version (1) holding the frozen cases of these runs; item ids in run order. */
 export async function datasetOf(t: TestApp, p: { projectId: string }, runIds: string[]) {
-  const facts = new AgentFactsReader(t.ctx.agentRuns, new DuckDbReleaseQuery(t.ctx.telemetry));
+  useDatasets(t);
+  const admin = await reviewers.get(t)!;
+  const q = `project_id=${p.projectId}`;
+  await allowAllContent(t, p.projectId);
   const datasetId = `golden-${++seq}`;
-  const items: Array<ExperimentItem<RunFacts>> = [];
-  for (const [i, run] of runIds.entries()) items.push({ itemId: `item-${i + 1}`, case: await facts.run(p.projectId, run) });
-  versions.set(`${p.projectId}|${datasetId}|1`, items);
-  return { datasetId, version: 1, itemIds: items.map((i) => i.itemId) };
+  const created = await admin.call({ method: 'POST', url: `/api/v1/evaluation/datasets?${q}`, payload: { dataset_id: datasetId } });
+  expect(created.statusCode, created.body).toBe(201);
+  const subjects = [];
+  for (const runId of runIds) {
+    const r = await admin.call({ method: 'POST', url: `/api/v1/agent-runs/${runId}/annotations?${q}`, payload: { metric_name: 'reviewed', label: 'good' } });
+    expect(r.statusCode, r.body).toBe(201);
+    subjects.push({ subject_kind: 'SUBJECT_KIND_AGENT_RUN', subject_ref: runId, review_annotation_id: r.json().annotation.annotation_id });
+  }
+  const promoted = await admin.call({ method: 'POST', url: `/api/v1/evaluation/datasets/${datasetId}/promotions?${q}`, payload: { subjects } });
+  expect(promoted.statusCode, promoted.body).toBe(201);
+  const byRun = new Map<string, string>((promoted.json().subjects as { subject_ref: string; item_id: string }[]).map((s) => [s.subject_ref, s.item_id]));
+  return { datasetId, version: promoted.json().version.version as number, itemIds: runIds.map((r) => byRun.get(r)!) };
 }
