@@ -13,7 +13,7 @@ import {
   type Settings,
   type Sourced,
 } from './config.js';
-import { CliError, ExitCode } from './errors.js';
+import { CliError, ExitCode, projectRequired } from './errors.js';
 import { ApiClient, type FetchLike } from './http.js';
 import { OutputChoice, renderJson, useColor, type OutStream, type OutputFormat } from './output.js';
 import { openInBrowser, realSleep, SessionAuth, type OAuthDeps, type Sleep } from './session.js';
@@ -107,6 +107,13 @@ export class Context {
   /** The active project by precedence (`--project`, `SVC_PROJECT`, profile), if any. */
   activeProject(): Sourced<string> | undefined {
     return this.settings().project;
+  }
+
+  /** `{project_id}` of the active project for a request's query; a usage error saying `why` when none is set. */
+  projectQuery(why: string): { project_id: string } {
+    const p = this.activeProject();
+    if (!p) throw projectRequired(why);
+    return { project_id: p.value };
   }
 
   /** What the OAuth calls of session.ts need: fetch, a live clock, sleep. */

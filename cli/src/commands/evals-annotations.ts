@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { bodyOptions, readBody } from '../body.js';
 import type { Context } from '../context.js';
-import { projectRequired, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
 import { collect, finiteNumber, nonEmpty, positiveInt } from '../flags.js';
 import { renderTable, type Cell } from '../output.js';
 import { readPages } from '../paged.js';
@@ -26,11 +26,7 @@ const HEADERS = ['CREATED_AT', 'RUN', 'METRIC', 'SCORE', 'LABEL', 'AUTHOR', 'ANN
 const row = (a: Annotation): Cell[] => [a.created_at, a.run_id, a.metric_name, a.numeric_value, a.label, a.author_id, a.annotation_id];
 
 export function registerEvalsAnnotations(evals: Command, ctx: Context): void {
-  const project = (why: string) => {
-    const p = ctx.activeProject();
-    if (!p) throw projectRequired(why);
-    return { project_id: p.value };
-  };
+  const project = (why: string) => ctx.projectQuery(why);
 
   bodyOptions(
     evals

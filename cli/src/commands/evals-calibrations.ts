@@ -8,7 +8,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { bodyOptions, readBody } from '../body.js';
 import type { Context } from '../context.js';
-import { projectRequired, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
 import { collect, positiveInt, traceIdFlag } from '../flags.js';
 import { renderTable, type Cell } from '../output.js';
 import { readPages } from '../paged.js';
@@ -89,11 +89,7 @@ const HEADERS = ['CALIBRATION', 'VERSION', 'STATE', 'STATISTIC', 'AGREEMENT', 'P
 const row = (c: Calibration): Cell[] => [c.calibration_id, c.evaluator.version, c.state, c.statistic, num(c.agreement), c.pair_count, c.min_labels, c.created_at];
 
 export function registerEvalsCalibrations(evals: Command, ctx: Context): void {
-  const project = () => {
-    const p = ctx.activeProject();
-    if (!p) throw projectRequired('calibrations belong to a project');
-    return { project_id: p.value };
-  };
+  const project = () => ctx.projectQuery('calibrations belong to a project');
   const cal = evals.command('calibrations').description("a model judge's agreement with people's judgments");
 
   bodyOptions(

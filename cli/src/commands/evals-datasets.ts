@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { bodyOptions, readBody } from '../body.js';
 import type { Context } from '../context.js';
-import { projectRequired, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
 import { collect, nonEmpty, positiveInt, requireYes } from '../flags.js';
 import { renderTable, type Cell } from '../output.js';
 import { readPages } from '../paged.js';
@@ -94,11 +94,7 @@ function renderSeal(s: Seal, color: boolean): string {
 }
 
 export function registerEvalsDatasets(evals: Command, ctx: Context): void {
-  const project = () => {
-    const p = ctx.activeProject();
-    if (!p) throw projectRequired('datasets belong to a project');
-    return { project_id: p.value };
-  };
+  const project = () => ctx.projectQuery('datasets belong to a project');
   const ds = evals.command('datasets').description('datasets of reviewed cases: immutable versions, promotion, removal, sandbox replay');
 
   ds.command('list')

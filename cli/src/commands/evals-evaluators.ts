@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import { bodyOptions, readBody } from '../body.js';
 import type { Context } from '../context.js';
-import { projectRequired, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
 import { collect, nonEmpty, positiveInt, requireYes } from '../flags.js';
 import { renderTable, type Cell } from '../output.js';
 import { readPages } from '../paged.js';
@@ -108,11 +108,7 @@ const kindFlag = (v: string) => enumValue('--kind', EVALUATOR_KIND, v);
 const enc = encodeURIComponent;
 
 export function registerEvalsEvaluators(evals: Command, ctx: Context): void {
-  const project = () => {
-    const p = ctx.activeProject();
-    if (!p) throw projectRequired('evaluators and sampling rules belong to a project');
-    return { project_id: p.value };
-  };
+  const project = () => ctx.projectQuery('evaluators and sampling rules belong to a project');
   const ev = evals.command('evaluators').description('evaluators and their immutable versions');
 
   ev.command('list')

@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import { bodyOptions, readBody } from '../body.js';
 import type { Context } from '../context.js';
-import { projectRequired, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
 import { collect, nonEmpty, positiveInt } from '../flags.js';
 import { renderTable, type Cell } from '../output.js';
 import { readPages } from '../paged.js';
@@ -66,11 +66,7 @@ const short = (role: string) => role.replace(/^TRIAL_ROLE_/, '').toLowerCase();
 const ref = (r: Ref) => `${r.evaluator_id}@${r.version}`;
 
 export function registerEvalsExperiments(evals: Command, ctx: Context): void {
-  const project = () => {
-    const p = ctx.activeProject();
-    if (!p) throw projectRequired('an experiment belongs to a project');
-    return { project_id: p.value };
-  };
+  const project = () => ctx.projectQuery('an experiment belongs to a project');
   const path = (id: string, rest = '') => `/evaluation/experiments/${encodeURIComponent(id)}${rest}`;
   const exps = evals.command('experiments').description('experiments: trials over an exact dataset version, scored by exact evaluator versions, and their comparison');
 

@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import { bodyOptions, readBody } from '../body.js';
 import type { Context } from '../context.js';
-import { generalError, projectRequired, usageError } from '../errors.js';
+import { generalError, usageError } from '../errors.js';
 import { nonEmpty, positiveInt } from '../flags.js';
 import { renderTable, type Cell } from '../output.js';
 import { readPages } from '../paged.js';
@@ -77,11 +77,7 @@ const decisionRow = (d: Decision): Cell[] => [
 ];
 
 export function registerEvalsGates(evals: Command, ctx: Context): void {
-  const project = (why: string) => {
-    const p = ctx.activeProject();
-    if (!p) throw projectRequired(why);
-    return { project_id: p.value };
-  };
+  const project = (why: string) => ctx.projectQuery(why);
 
   evals
     .command('release-series')

@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import { bodyOptions, readBody } from '../body.js';
 import type { Context } from '../context.js';
-import { projectRequired, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
 import { collect, nonEmpty, positiveInt } from '../flags.js';
 import { renderTable, type Cell } from '../output.js';
 import { readPages } from '../paged.js';
@@ -60,11 +60,7 @@ const pick = (flag: string, table: Record<string, string>) => (v: string) => {
 };
 
 export function registerEvalsResults(evals: Command, ctx: Context): void {
-  const project = (why: string) => {
-    const p = ctx.activeProject();
-    if (!p) throw projectRequired(why);
-    return { project_id: p.value };
-  };
+  const project = (why: string) => ctx.projectQuery(why);
 
   bodyOptions(
     evals

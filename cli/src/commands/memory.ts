@@ -6,7 +6,6 @@
  */
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { projectRequired } from '../errors.js';
 import { collect, nonEmpty, positiveInt } from '../flags.js';
 import { renderTable, type Cell } from '../output.js';
 import { readPages } from '../paged.js';
@@ -83,11 +82,7 @@ function renderPropagation(p: Propagation, color: boolean): string {
 const itemPath = (key: string, suffix: string) => `/memory-items/${encodeURIComponent(key)}${suffix}`;
 
 export function registerMemory(program: Command, ctx: Context): void {
-  const project = (why: string) => {
-    const p = ctx.activeProject();
-    if (!p) throw projectRequired(why);
-    return { project_id: p.value };
-  };
+  const project = (why: string) => ctx.projectQuery(why);
   const m = program.command('memory').description('memory item labels (trusted, suspect, quarantined) and where an item went');
 
   m.command('label')
