@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, startServer, type ServerProcess } from '../server/src/testing/server-process.js';
+import { freePort, REPO_ROOT, startServer, type ServerProcess } from '../server/src/testing/server-process.js';
 
 export const VM_BIN = process.env.VM_BIN || '/usr/bin/victoria-metrics';
 export const KEY = 'bench-peer-key-0123456789abcdef';
@@ -31,7 +31,8 @@ export function threadCpu(pid: number): Map<string, number> {
       const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(comm, (out.get(comm) ?? 0) + (Number(f[11]) + Number(f[12])) / TICK);
+      const name = tid === String(pid) ? `${comm} (main thread)` : `${comm} (other threads)`;
+      out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) / TICK);
     } catch {
       /* the thread ended */
     }
@@ -85,9 +86,13 @@ export interface Peer {
   stop(): Promise<void>;
 }
 
-/** Our server as its own process (`node --import tsx server/src/main.ts`), store in `dataDir`, jobs as shipped. */
-export async function startOurs(dataDir: string, env: Record<string, string> = {}): Promise<Peer> {
-  const srv: ServerProcess = await startServer({
+/**
+ * Our server as its own process (`node --import tsx server/src/main.ts`), store in `dataDir`, jobs as shipped.
+ * `nodeArgs` (e.g. --cpu-prof, which NODE_OPTIONS refuses) are put before the script: then the start is
+ * server-process.ts' startServer, with the arguments.
+ */
+export async function startOurs(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Peer> {
+  const srv: ServerProcess = await (nodeArgs.length ? startServerWithArgs(nodeArgs) : startServer)({
     SVC_DATA_DIR: dataDir,
     SVC_INIT_API_KEY: KEY,
     SVC_INIT_PROJECT_ID: PROJECT,
@@ -106,6 +111,39 @@ export async function startOurs(dataDir: string, env: Record<string, string> = {
       const r = await srv.exited;
       if (r.code !== 0) throw new Error(`our server exited ${r.code ?? r.signal}: ${srv.stderr().slice(-2000)}`);
     },
+  };
+}
+
+/** startServer of server-process.ts with node arguments before `--import tsx server/src/main.ts`. */
+function startServerWithArgs(nodeArgs: string[]) {
+  return async (env: Record<string, string>): Promise<ServerProcess> => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'server/src/main.ts'], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_LOG_LEVEL: 'warn', ...env, SVC_HOST: '127.0.0.1', SVC_PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    let out = '';
+    child.stderr!.on('data', (d) => (err += String(d)));
+    child.stdout!.on('data', (d) => (out += String(d)));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    const base = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`server exited: ${err}`);
+      try {
+        if ((await fetch(`${base}/healthz`)).ok) break;
+      } catch {
+        /* not listening yet */
+      }
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`server did not start: ${err}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return { child, base, stderr: () => err, stdout: () => out, exited };
   };
 }
 

@@ -28,6 +28,7 @@ import { createRequire } from 'node:module';
 import { ingestRun, otlpPoster, pct, table } from './lib.js';
 import { dirBytes, threadCpu, KEY, loadAvg, machine, PROJECT, procStat, rssSampler, startOurs, startVm, tempDir, vmAvailable, VM_BIN, type Peer } from './peer-proc.js';
 import { summarizeProfiles } from './cpuprofile-summary.js';
+import { inspectOurs } from './peer-inspect.js';
 
 const require = createRequire(import.meta.url);
 const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.js');
@@ -239,6 +240,8 @@ interface Figures {
   cpuPerM: number;
   rssMax: number;
   bytesPerPoint: number;
+  /** The same, ours: telemetry.duckdb's growth; VM: data/ and indexdb/ (its cache/ left out). */
+  storeBytesPerPoint: number;
   q: number[];
   smallPps: number;
   smallCpuPerM: number;
@@ -267,15 +270,16 @@ interface Data {
   vm: { main: Uint8Array[]; warm: Uint8Array[]; small: Uint8Array[] };
 }
 
-async function runOne(system: 'ours' | 'vm', data: Data, profileDir?: string): Promise<Figures> {
+async function runOne(system: 'ours' | 'vm', data: Data, profileDir?: string, inspect = false): Promise<Figures> {
   const dir = tempDir(system === 'ours' ? 'svc-peer-ours-' : 'svc-peer-vm-');
-  const env: Record<string, string> = profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {};
-  let p = system === 'ours' ? await startOurs(dir, env) : await startVm(dir);
+  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  let p = system === 'ours' ? await startOurs(dir, {}, nodeArgs) : await startVm(dir);
   try {
     const d = data[system];
     const poster = (peer: Peer) => (system === 'ours' ? otlpPoster(peer.base, '/v1/metrics', PROJECT, KEY) : vmPoster(peer.base));
     const post = poster(p);
     const empty = dirBytes(dir);
+    const emptyStore = system === 'vm' ? empty : fs.statSync(path.join(dir, 'telemetry.duckdb')).size;
     const main = await measureIngest(p, post, d.main, d.warm, SERIES * POINTS);
     const stored = SERIES * POINTS + d.warm.length * SERIES;
     // The flush: ours' shutdown CHECKPOINTs the WAL into telemetry.duckdb; VM's /internal/force_flush, then its
@@ -286,8 +290,12 @@ async function runOne(system: 'ours' | 'vm', data: Data, profileDir?: string): P
     }
     await p.stop();
     const bytes = dirBytes(dir);
-    if (profileDir) return { ingestPps: main.pps, cpuPerM: main.cpuPerM, rssMax: main.rssMax, bytesPerPoint: NaN, q: [], smallPps: NaN, smallCpuPerM: NaN, answers: [], threads: main.threads, window: main.window };
-    p = system === 'ours' ? await startOurs(dir, env) : await startVm(dir);
+    // VM's cache/ holds caches it persists on shutdown (rebuilt when absent); ours' control store and secrets are not telemetry.
+    const storeBytes = system === 'vm' ? bytes - dirBytes(path.join(dir, 'cache')) : fs.statSync(path.join(dir, 'telemetry.duckdb')).size;
+    if (inspect)
+      await inspectOurs(dir, { projectId: PROJECT, metricName: METRIC, filters: [], startMs: T0, endMs: T0 + POINTS * STEP_MS, stepMs: HOUR, aggregation: 'avg', groupBy: ['g'], maxSeries: 50 }, SERIES * POINTS + d.warm.length * SERIES);
+    if (profileDir) return { ingestPps: main.pps, cpuPerM: main.cpuPerM, rssMax: main.rssMax, bytesPerPoint: NaN, storeBytesPerPoint: NaN, q: [], smallPps: NaN, smallCpuPerM: NaN, answers: [], threads: main.threads, window: main.window };
+    p = system === 'ours' ? await startOurs(dir) : await startVm(dir);
     const ask = system === 'ours' ? askOurs : askVm;
     // Every point must be there: the count per group and hour adds up to what was sent.
     const counted = sumOf((await ask(p, COUNT_CHECK)).answer);
@@ -305,7 +313,7 @@ async function runOne(system: 'ours' | 'vm', data: Data, profileDir?: string): P
       q.push(pct(times, 50));
     }
     const small = await measureIngest(p, poster(p), d.small, [], SMALL_POINTS);
-    return { ingestPps: main.pps, cpuPerM: main.cpuPerM, rssMax: main.rssMax, bytesPerPoint: (bytes - empty) / stored, q, smallPps: small.pps, smallCpuPerM: small.cpuPerM, answers, threads: main.threads, window: main.window };
+    return { ingestPps: main.pps, cpuPerM: main.cpuPerM, rssMax: main.rssMax, bytesPerPoint: (bytes - empty) / stored, storeBytesPerPoint: (storeBytes - emptyStore) / stored, q, smallPps: small.pps, smallCpuPerM: small.cpuPerM, answers, threads: main.threads, window: main.window };
   } finally {
     await p.stop();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -321,7 +329,7 @@ const median = (xs: number[]) => {
 const fmt = (x: number, digits = 0) => (Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
 const range = (xs: number[], digits = 0) => (xs.length > 1 ? `${fmt(Math.min(...xs), digits)}–${fmt(Math.max(...xs), digits)}` : fmt(xs[0], digits));
 
-export async function benchPeer(opts: { repeats: number; profile: boolean }): Promise<void> {
+export async function benchPeer(opts: { repeats: number; profile: boolean; inspect: boolean }): Promise<void> {
   const withVm = vmAvailable();
   console.log(`\npeer: ${machine()}; load average (1 min) at start ${loadAvg()}`);
   if (!withVm) console.log(`peer: VictoriaMetrics not found at ${VM_BIN} (apt-get install -y victoria-metrics, or set VM_BIN): only our figures are measured`);
@@ -348,12 +356,13 @@ export async function benchPeer(opts: { repeats: number; profile: boolean }): Pr
   for (let r = 0; r < opts.repeats; r++) {
     const order: ('ours' | 'vm')[] = !withVm ? ['ours'] : r % 2 === 0 ? ['ours', 'vm'] : ['vm', 'ours'];
     for (const sys of order) {
-      const f = await runOne(sys, data);
+      const f = await runOne(sys, data, undefined, opts.inspect && r === 0 && sys === 'ours');
       figs[sys].push(f);
       loads.push(loadAvg());
       console.log(
         `  repeat ${r + 1} ${sys.padEnd(4)}: ${fmt(f.ingestPps)} points/s, ${fmt(f.cpuPerM, 2)} CPU-s/1M, RSS ${fmt(f.rssMax)} MiB, ${fmt(f.bytesPerPoint, 2)} B/point, ` +
-          `q1 ${fmt(f.q[0], 1)} ms, q2 ${fmt(f.q[1], 1)} ms, 1k/request ${fmt(f.smallPps)} points/s; load ${loads.at(-1)}`,
+          `q1 ${fmt(f.q[0], 1)} ms, q2 ${fmt(f.q[1], 1)} ms, 1k/request ${fmt(f.smallPps)} points/s; load ${loads.at(-1)}\n` +
+          `    ingest CPU by thread: ${[...f.threads].filter(([, v]) => v >= 0.05).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}`,
       );
     }
     if (withVm) {
@@ -379,7 +388,8 @@ export async function benchPeer(opts: { repeats: number; profile: boolean }): Pr
   line('q1 avg per 1h by g, 1M points, HTTP: p50 ms', (f) => f.q[0], 1, 'ratio <= 1', 'lower');
   line('q2 p95 per 5m, all series, HTTP: p50 ms', (f) => f.q[1], 1, 'ratio < 1', 'lower');
   line('server peak RSS during 10k ingest: MiB', (f) => f.rssMax, 0, 'ratio <= 1.5', 'lower', 1.5);
-  line('data dir growth per point after flush: bytes', (f) => f.bytesPerPoint, 2, 'ratio <= 1', 'lower');
+  line('disk per point after flush: data dir growth, bytes', (f) => f.bytesPerPoint, 2, 'ratio <= 1', 'lower');
+  line('  telemetry.duckdb / VM data+indexdb growth, bytes', (f) => f.storeBytesPerPoint, 2, 'ratio <= 1', 'lower');
   for (const r of rows) if (r[4] === '') r[5] = '';
   table(
     `Ours vs VictoriaMetrics ${withVm ? '1.79' : '(absent)'}: median of ${opts.repeats} interleaved repeats (range); 1,000 series x 1,000 points; ${machine()}; load average (1 min) per run ${loads.join(', ')}`,
