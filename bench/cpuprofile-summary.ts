@@ -31,30 +31,43 @@ function shortUrl(url: string): string {
   return u.startsWith('node:') ? u : path.basename(u);
 }
 
+/**
+ * Self time per frame over the files' samples (inside `window` when given). A process writes one file per
+ * isolate (tsx's loader thread has its own): files busy less than 5 % of their sampled time are left out.
+ * Shares are of the busy time (everything but `(idle)`).
+ */
 export function summarizeProfiles(files: string[], top = 20, window?: [number, number]): { label: string; ms: number; share: number }[] {
   const self = new Map<string, number>();
-  let total = 0;
+  let busy = 0;
+  let sampled = 0;
   for (const file of files) {
     const prof = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
     const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+    const mine = new Map<string, number>();
     let t = prof.startTime;
+    let fileTotal = 0;
     for (let i = 0; i < prof.samples.length; i++) {
       t += prof.timeDeltas[i];
-      // A sample's time is attributed to it from the previous sample (the delta preceding the next one).
+      // A sample's time runs until the next sample.
       const dt = prof.timeDeltas[i + 1] ?? 0;
       if (window && (t < window[0] || t > window[1])) continue;
       const f = byId.get(prof.samples[i])!.callFrame;
       const label = `${f.functionName || '(anonymous)'} ${shortUrl(f.url)}${f.url ? `:${f.lineNumber + 1}` : ''}`.trim();
-      self.set(label, (self.get(label) ?? 0) + dt);
-      total += dt;
+      mine.set(label, (mine.get(label) ?? 0) + dt);
+      fileTotal += dt;
     }
+    const fileBusy = fileTotal - (mine.get('(idle)') ?? 0);
+    if (fileTotal === 0 || fileBusy / fileTotal < 0.05) continue;
+    for (const [k, v] of mine) if (k !== '(idle)') self.set(k, (self.get(k) ?? 0) + v);
+    busy += fileBusy;
+    sampled += fileTotal;
   }
   const rows = [...self.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
-    .map(([label, us]) => ({ label, ms: us / 1000, share: us / total }));
+    .map(([label, us]) => ({ label, ms: us / 1000, share: us / busy }));
   table(
-    `Self time of the main JS thread${window ? ' inside the ingest window' : ''}: top ${top} of ${self.size} frames, ${(total / 1e6).toFixed(2)} s sampled`,
+    `Self time of the main JS thread${window ? ' inside the ingest window' : ''}: top ${top} of ${self.size} frames; busy ${(busy / 1e6).toFixed(2)} s of ${(sampled / 1e6).toFixed(2)} s sampled (% of busy)`,
     ['frame', 'self ms', '%'],
     rows.map((r) => [r.label, r.ms.toFixed(0), (r.share * 100).toFixed(1)]),
   );
