@@ -249,6 +249,10 @@ interface Figures {
   /** Server CPU seconds per thread name during the 10k ingest, and that ingest's CLOCK_MONOTONIC window (µs). */
   threads: Map<string, number>;
   window: [number, number];
+  smallThreads?: Map<string, number>;
+  smallWindow?: [number, number];
+  /** Server RSS (MiB) once started, before any request. */
+  idleRss: number;
 }
 
 async function measureIngest(p: Peer, post: (b: Uint8Array) => Promise<void>, bs: Uint8Array[], warm: Uint8Array[], points: number) {
@@ -278,12 +282,19 @@ async function runOne(system: 'ours' | 'vm', data: Data, profileDir?: string, in
     const d = data[system];
     const poster = (peer: Peer) => (system === 'ours' ? otlpPoster(peer.base, '/v1/metrics', PROJECT, KEY) : vmPoster(peer.base));
     const post = poster(p);
+    const idleRss = procStat(p.pid).rssMiB;
     const empty = dirBytes(dir);
     const emptyStore = system === 'vm' ? empty : fs.statSync(path.join(dir, 'telemetry.duckdb')).size;
     const main = await measureIngest(p, post, d.main, d.warm, SERIES * POINTS);
     const stored = SERIES * POINTS + d.warm.length * SERIES;
     // The flush: ours' shutdown CHECKPOINTs the WAL into telemetry.duckdb; VM's /internal/force_flush, then its
     // shutdown, writes every buffered part. Both are then restarted on the same dir for the queries.
+    if (profileDir) {
+      // The 1k-points/request ingest in the same profiled process (its own metric), for its own window.
+      const small = await measureIngest(p, post, d.small, [], SMALL_POINTS);
+      await p.stop();
+      return { ingestPps: main.pps, cpuPerM: main.cpuPerM, rssMax: main.rssMax, idleRss, bytesPerPoint: NaN, storeBytesPerPoint: NaN, q: [], smallPps: small.pps, smallCpuPerM: small.cpuPerM, answers: [], threads: main.threads, window: main.window, smallThreads: small.threads, smallWindow: small.window };
+    }
     if (system === 'vm') {
       const r = await fetch(`${p.base}/internal/force_flush`);
       if (r.status !== 200) throw new Error(`force_flush answered ${r.status}`);
@@ -294,7 +305,6 @@ async function runOne(system: 'ours' | 'vm', data: Data, profileDir?: string, in
     const storeBytes = system === 'vm' ? bytes - dirBytes(path.join(dir, 'cache')) : fs.statSync(path.join(dir, 'telemetry.duckdb')).size;
     if (inspect)
       await inspectOurs(dir, { projectId: PROJECT, metricName: METRIC, filters: [], startMs: T0, endMs: T0 + POINTS * STEP_MS, stepMs: HOUR, aggregation: 'avg', groupBy: ['g'], maxSeries: 50 }, SERIES * POINTS + d.warm.length * SERIES);
-    if (profileDir) return { ingestPps: main.pps, cpuPerM: main.cpuPerM, rssMax: main.rssMax, bytesPerPoint: NaN, storeBytesPerPoint: NaN, q: [], smallPps: NaN, smallCpuPerM: NaN, answers: [], threads: main.threads, window: main.window };
     p = system === 'ours' ? await startOurs(dir) : await startVm(dir);
     const ask = system === 'ours' ? askOurs : askVm;
     // Every point must be there: the count per group and hour adds up to what was sent.
@@ -313,7 +323,7 @@ async function runOne(system: 'ours' | 'vm', data: Data, profileDir?: string, in
       q.push(pct(times, 50));
     }
     const small = await measureIngest(p, poster(p), d.small, [], SMALL_POINTS);
-    return { ingestPps: main.pps, cpuPerM: main.cpuPerM, rssMax: main.rssMax, bytesPerPoint: (bytes - empty) / stored, storeBytesPerPoint: (storeBytes - emptyStore) / stored, q, smallPps: small.pps, smallCpuPerM: small.cpuPerM, answers, threads: main.threads, window: main.window };
+    return { ingestPps: main.pps, cpuPerM: main.cpuPerM, rssMax: main.rssMax, bytesPerPoint: (bytes - empty) / stored, storeBytesPerPoint: (storeBytes - emptyStore) / stored, q, smallPps: small.pps, smallCpuPerM: small.cpuPerM, answers, threads: main.threads, window: main.window, idleRss };
   } finally {
     await p.stop();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -388,6 +398,7 @@ export async function benchPeer(opts: { repeats: number; profile: boolean; inspe
   line('q1 avg per 1h by g, 1M points, HTTP: p50 ms', (f) => f.q[0], 1, 'ratio <= 1', 'lower');
   line('q2 p95 per 5m, all series, HTTP: p50 ms', (f) => f.q[1], 1, 'ratio < 1', 'lower');
   line('server peak RSS during 10k ingest: MiB', (f) => f.rssMax, 0, 'ratio <= 1.5', 'lower', 1.5);
+  line('  server RSS idle, after start: MiB', (f) => f.idleRss, 0, '', 'lower');
   line('disk per point after flush: data dir growth, bytes', (f) => f.bytesPerPoint, 2, 'ratio <= 1', 'lower');
   line('  telemetry.duckdb / VM data+indexdb growth, bytes', (f) => f.storeBytesPerPoint, 2, 'ratio <= 1', 'lower');
   for (const r of rows) if (r[4] === '') r[5] = '';
@@ -404,20 +415,22 @@ export async function benchPeer(opts: { repeats: number; profile: boolean; inspe
   if (opts.profile) {
     const profDir = tempDir('svc-peer-prof-');
     const f = await runOne('ours', data, profDir);
-    console.log(`\nCPU profile of our server during the 10k-points/request ingest (1M points, ${fmt(f.ingestPps)} points/s under the profiler; profile files in ${profDir})`);
-    const total = [...f.threads.values()].reduce((a, b) => a + b, 0);
-    table(
-      'Server CPU per thread name during that ingest (/proc/<pid>/task/*/stat)',
-      ['thread', 'CPU s', '%'],
-      [...f.threads].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, v.toFixed(2), ((v / total) * 100).toFixed(1)]),
-    );
-    summarizeProfiles(
-      fs
-        .readdirSync(profDir)
-        .filter((n) => n.endsWith('.cpuprofile'))
-        .map((n) => path.join(profDir, n)),
-      20,
-      f.window,
-    );
+    console.log(`\nCPU profile of our server during the 10k- and 1k-points/request ingests (profile files in ${profDir})`);
+    const files = fs
+      .readdirSync(profDir)
+      .filter((n) => n.endsWith('.cpuprofile'))
+      .map((n) => path.join(profDir, n));
+    for (const [label, threads, window, pps] of [
+      ['10k points/request', f.threads, f.window, f.ingestPps],
+      ['1k points/request', f.smallThreads!, f.smallWindow!, f.smallPps],
+    ] as const) {
+      const total = [...threads.values()].reduce((a, b) => a + b, 0);
+      table(
+        `Server CPU per thread during the ${label} ingest (${fmt(pps)} points/s under the profiler; /proc/<pid>/task/*/stat)`,
+        ['thread', 'CPU s', '%'],
+        [...threads].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, v.toFixed(2), ((v / total) * 100).toFixed(1)]),
+      );
+      summarizeProfiles(files, 20, window);
+    }
   }
 }
