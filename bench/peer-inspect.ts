@@ -125,8 +125,8 @@ export async function inspectOurs(dataDir: string, q: AggregateQuery, points: nu
          a AS (SELECT s.gid, ps.b, (sum(ps.sv) / sum(ps.n))::DOUBLE AS value FROM ps JOIN s ON ps.series_id = s.series_id GROUP BY s.gid, ps.b)`,
     );
     if (perSeriesFirst !== big.sql) {
-      const same = JSON.stringify((await c.runAndReadAll(perSeriesFirst, ...(big.args as []))).getRowsJS().map((r) => [r[0], r[1], Number(r[2]).toFixed(9)]));
-      const orig = JSON.stringify((await c.runAndReadAll(big.sql, ...(big.args as []))).getRowsJS().map((r) => [r[0], r[1], Number(r[2]).toFixed(9)]));
+      const same = JSON.stringify((await c.runAndReadAll(perSeriesFirst, ...(big.args as []))).getRowsJS().map((r) => [r[0], String(r[1]), Number(r[2]).toFixed(9)]));
+      const orig = JSON.stringify((await c.runAndReadAll(big.sql, ...(big.args as []))).getRowsJS().map((r) => [r[0], String(r[1]), Number(r[2]).toFixed(9)]));
       if (same !== orig) throw new Error('the per-series-first q1 answers differently');
       const a = await timeIt(() => c.runAndReadAll(big.sql, ...(big.args as [])), 9);
       const b = await timeIt(() => c.runAndReadAll(perSeriesFirst, ...(big.args as [])), 9);
