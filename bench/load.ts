@@ -144,12 +144,11 @@ export async function benchLoad(opts: { clients: number; seconds: number }): Pro
       lastDone = done;
     };
     const timer = setInterval(sample, 5_000);
-    let counter = 0;
     await Promise.all(
       Array.from({ length: opts.clients }, async (_, c) => {
         let n = c * 7_919;
         while (performance.now() < deadline) {
-          const i = pick[(n * 37 + counter++) % 100];
+          const i = pick[Math.floor(Math.random() * 100)];
           const r = ops[i].request(n++);
           const t = performance.now();
           let status: string;
