@@ -3,7 +3,9 @@
  * aggregate query latency, and the agent, trace and log reads over a day of agent runs (bench/agent-reads.ts),
  * the cost of the containment check on the ingest path (bench/containment.ts), and evaluations
  * (bench/evaluations.ts), printed as small tables. `--only=ingest|query|spans|agent|containment|evals`
- * runs one section.
+ * runs one section. `--peer` (`--only=peer`) compares our server with VictoriaMetrics, both as separate processes
+ * (bench/peer.ts); `--load` (`--only=load`) drives our server process with many keep-alive clients
+ * (bench/load.ts); neither runs by default.
  * Runs the real app (file-backed SQLite + DuckDB in a temp dir) on a loopback port; the client is
  * in the same process, so the ingest figure includes the client's share of the 2 cores.
  */
@@ -22,6 +24,8 @@ import { benchAgentReads } from './agent-reads.js';
 import { benchSpans } from './spans.js';
 import { benchContainment } from './containment.js';
 import { benchEvaluations } from './evaluations.js';
+import { benchPeer } from './peer.js';
+import { benchLoad } from './load.js';
 
 const require = createRequire(import.meta.url);
 const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.js');
@@ -29,10 +33,17 @@ const ExportReq = root.opentelemetry.proto.collector.metrics.v1.ExportMetricsSer
 
 const SERIES = 1000;
 const quick = process.argv.includes('--quick');
-const SECTIONS = ['ingest', 'query', 'spans', 'agent', 'containment', 'evals'] as const;
+const SECTIONS = ['ingest', 'query', 'spans', 'agent', 'containment', 'evals', 'peer', 'load'] as const;
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
 if (only !== undefined && !(SECTIONS as readonly string[]).includes(only)) throw new Error(`--only must be one of ${SECTIONS.join(', ')}`);
+const separate = process.argv.includes('--peer') ? 'peer' : process.argv.includes('--load') ? 'load' : only === 'peer' || only === 'load' ? only : undefined;
 const wants = (section: (typeof SECTIONS)[number]) => only === undefined || only === section;
+const numArg = (name: string, fallback: number) => {
+  const raw = process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new Error(`--${name} must be a positive integer`);
+  return Number(raw);
+};
 
 function otlpBody(points: number, seq: number): Uint8Array {
   const perSeries = Math.max(1, Math.floor(points / SERIES));
@@ -62,6 +73,9 @@ function otlpBody(points: number, seq: number): Uint8Array {
 }
 
 async function main() {
+  // The separate-process benchmarks start their own servers.
+  if (separate === 'peer') return benchPeer({ repeats: numArg('repeats', quick ? 1 : 3), profile: process.argv.includes('--profile'), inspect: process.argv.includes('--inspect') });
+  if (separate === 'load') return benchLoad({ clients: numArg('clients', 200), seconds: numArg('seconds', quick ? 15 : 60) });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
   const config = await withKeyHashSecret(loadConfig({ SVC_DATA_DIR: dir, SVC_LOG_LEVEL: 'silent', SVC_OTLP_BODY_LIMIT_BYTES: String(256 * 1024 * 1024) }));
   const { control, telemetry } = await openStores(config);

@@ -1,0 +1,204 @@
+/**
+ * `npm run bench -- --load` (or `--only=load`): many keep-alive clients against our server as its own process
+ * (bench/peer-proc.ts), a mixed profile for a fixed time. `--clients=N` (default 200), `--seconds=N` (default
+ * 60; 15 with --quick).
+ *
+ * Before the clock starts: a fresh store gets 5,000 agent runs of 10 spans over the last hour (bench/agent-reads.ts'
+ * generator), 20,000 log records and 100 series x 60 one-minute points. The write bodies are encoded beforehand
+ * into pools that the clients cycle through (a body may be sent more than once: duplicate spans and points are
+ * still write work), so the client's CPU during the run is mostly HTTP.
+ *
+ * Profile (weights out of 100; ~40 % writes):
+ *   20 POST /v1/metrics (1,000 points: 100 series x 10), 15 POST /v1/traces (10 agent runs, 100 spans),
+ *    5 POST /v1/logs (100 records),
+ *   12 POST /api/v1/metrics/aggregate (avg per 5m by g over the last hour), 10 GET /agent-runs?limit=50,
+ *   10 GET /agent-runs/{id}/graph, 8 GET /traces/{id}, 8 GET /traces?limit=20&since=1h, 12 GET /logs?limit=50&since=1h.
+ * Each client sends one request at a time over Node's fetch (undici: keep-alive, a connection per client).
+ * Reported: requests/s overall, p50/p99 and errors per route, errors by status, server RSS and CPU every 5 s.
+ */
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import { pct, table } from './lib.js';
+import { KEY, loadAvg, machine, PROJECT, procStat, startOurs, tempDir } from './peer-proc.js';
+import { SESSIONS, traceIdOf, tracesBody, type Layout } from './agent-reads.js';
+
+const require = createRequire(import.meta.url);
+const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.js');
+const ExportMetricsReq = root.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+const ExportLogsReq = root.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
+
+const SEED_RUNS = 5_000;
+const RUNS_PER_BODY = 10;
+const TRACE_POOL = 300;
+const METRIC_POOL = 200;
+const LOG_POOL = 100;
+const HOUR = 3_600_000;
+const str = (key: string, v: string) => ({ key, value: { stringValue: v } });
+
+function metricsBody(endMs: number, points: number, seriesCount = 100): Uint8Array {
+  const perSeries = points / seriesCount;
+  const dataPoints = [];
+  for (let s = 0; s < seriesCount; s++)
+    for (let i = 0; i < perSeries; i++)
+      dataPoints.push({
+        attributes: [str('host', `host-${s}`), str('g', `g${s % 10}`)],
+        timeUnixNano: (BigInt(endMs - (perSeries - 1 - i) * 60_000) * 1_000_000n).toString(),
+        asDouble: Math.round(Math.random() * 10_000) / 100,
+      });
+  return ExportMetricsReq.encode(
+    ExportMetricsReq.fromObject({
+      resourceMetrics: [{ resource: { attributes: [str('service.name', 'load')] }, scopeMetrics: [{ scope: { name: 'load' }, metrics: [{ name: 'load_gauge', gauge: { dataPoints } }] }] }],
+    }),
+  ).finish();
+}
+
+function logsBody(startMs: number, n: number, seed: number): Uint8Array {
+  const logRecords = Array.from({ length: n }, (_, k) => {
+    const ns = (BigInt(Math.round(startMs + k * 100)) * 1_000_000n).toString();
+    const j = seed * n + k;
+    return {
+      timeUnixNano: ns,
+      observedTimeUnixNano: ns,
+      severityNumber: j % 10 === 0 ? 17 : 9,
+      severityText: j % 10 === 0 ? 'ERROR' : 'INFO',
+      body: { stringValue: j % 10 === 0 ? `upstream timeout after ${3000 + (j % 2000)}ms calling inventory-svc` : `GET /api/orders/${j % 100_000} 200 in ${j % 250}ms` },
+      attributes: [str('http.route', `/api/r${j % 30}`)],
+    };
+  });
+  return ExportLogsReq.encode(
+    ExportLogsReq.fromObject({ resourceLogs: [{ resource: { attributes: [str('service.name', `svc-${seed % 20}`)] }, scopeLogs: [{ scope: { name: 'load' }, logRecords }] }] }),
+  ).finish();
+}
+
+interface Op {
+  label: string;
+  weight: number;
+  request: (n: number) => { method: 'GET' | 'POST'; path: string; body?: Uint8Array | string; type?: string };
+}
+
+export async function benchLoad(opts: { clients: number; seconds: number }): Promise<void> {
+  console.log(`\nload: ${machine()}; ${opts.clients} clients for ${opts.seconds} s; load average (1 min) at start ${loadAvg()}`);
+  const dir = tempDir('svc-load-');
+  const server = await startOurs(dir);
+  try {
+    const now = Date.now();
+    const api = (p: string) => `${p}${p.includes('?') ? '&' : '?'}project_id=${PROJECT}`;
+    const post = async (p: string, body: Uint8Array) => {
+      const res = await fetch(`${server.base}${api(p)}`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'x-svc-api-key': KEY }, body: body as unknown as ArrayBuffer });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`${p} answered ${res.status}`);
+    };
+
+    // ---- the seed data and the write pools
+    const t0 = performance.now();
+    const seed: Layout = { runs: SEED_RUNS, startMs: now - HOUR, stepMs: (HOUR - 60_000) / SEED_RUNS, perSession: Math.max(1, SEED_RUNS / SESSIONS) };
+    for (let i = 0; i < SEED_RUNS; i += 500) await post('/v1/traces', tracesBody(seed, i, i + 500));
+    for (let k = 0; k < 20; k++) await post('/v1/logs', logsBody(now - HOUR + k * 180_000, 1_000, k));
+    await post('/v1/metrics', metricsBody(now, 6_000));
+    // New runs continue the seed's run numbers (fresh trace ids), a few ms apart from now on.
+    const live: Layout = { runs: SEED_RUNS + TRACE_POOL * RUNS_PER_BODY, startMs: now - HOUR, stepMs: seed.stepMs, perSession: seed.perSession };
+    const tracePool = Array.from({ length: TRACE_POOL }, (_, k) => tracesBody(live, SEED_RUNS + k * RUNS_PER_BODY, SEED_RUNS + (k + 1) * RUNS_PER_BODY));
+    const metricPool = Array.from({ length: METRIC_POOL }, (_, k) => metricsBody(now + k * 60_000, 1_000));
+    const logPool = Array.from({ length: LOG_POOL }, (_, k) => logsBody(now + k * 10_000, 100, 100 + k));
+    console.log(`load: seeded and encoded in ${((performance.now() - t0) / 1000).toFixed(1)} s (not counted)`);
+
+    const runId = (n: number) => Buffer.from(traceIdOf((n * 7919) % SEED_RUNS)).toString('hex');
+    const aggregate = JSON.stringify({ metric_name: 'load_gauge', step: '5m', aggregation: 'avg', group_by: ['g'], time_range: { start: new Date(now - HOUR).toISOString(), end: new Date(now + HOUR).toISOString() } });
+    const ops: Op[] = [
+      { label: 'POST /v1/metrics (1,000 points)', weight: 20, request: (n) => ({ method: 'POST', path: '/v1/metrics', body: metricPool[n % METRIC_POOL], type: 'application/x-protobuf' }) },
+      { label: 'POST /v1/traces (100 spans)', weight: 15, request: (n) => ({ method: 'POST', path: '/v1/traces', body: tracePool[n % TRACE_POOL], type: 'application/x-protobuf' }) },
+      { label: 'POST /v1/logs (100 records)', weight: 5, request: (n) => ({ method: 'POST', path: '/v1/logs', body: logPool[n % LOG_POOL], type: 'application/x-protobuf' }) },
+      { label: 'POST /api/v1/metrics/aggregate', weight: 12, request: () => ({ method: 'POST', path: '/api/v1/metrics/aggregate', body: aggregate, type: 'application/json' }) },
+      { label: 'GET /api/v1/agent-runs?limit=50', weight: 10, request: () => ({ method: 'GET', path: '/api/v1/agent-runs?limit=50' }) },
+      { label: 'GET /api/v1/agent-runs/{id}/graph', weight: 10, request: (n) => ({ method: 'GET', path: `/api/v1/agent-runs/${runId(n)}/graph` }) },
+      { label: 'GET /api/v1/traces/{id}', weight: 8, request: (n) => ({ method: 'GET', path: `/api/v1/traces/${runId(n)}` }) },
+      { label: 'GET /api/v1/traces?limit=20&since=1h', weight: 8, request: () => ({ method: 'GET', path: '/api/v1/traces?limit=20&since=1h' }) },
+      { label: 'GET /api/v1/logs?limit=50&since=1h', weight: 12, request: () => ({ method: 'GET', path: '/api/v1/logs?limit=50&since=1h' }) },
+    ];
+    const pick: number[] = ops.flatMap((o, i) => Array<number>(o.weight).fill(i));
+    if (pick.length !== 100) throw new Error('the weights must add up to 100');
+
+    // Every route answers once before the clock starts.
+    for (const [i, o] of ops.entries()) {
+      const r = o.request(i);
+      const res = await fetch(`${server.base}${api(r.path)}`, { method: r.method, headers: { 'x-svc-api-key': KEY, ...(r.type ? { 'content-type': r.type } : {}) }, body: r.body as BodyInit | undefined });
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`${o.label} answered ${res.status}: ${text.slice(0, 300)}`);
+    }
+
+    // ---- the run
+    const latencies: number[][] = ops.map(() => []);
+    const errors: Map<string, number>[] = ops.map(() => new Map());
+    const byStatus = new Map<string, number>();
+    const rss: (string | number)[][] = [];
+    let done = 0;
+    let lastCpu = procStat(server.pid).cpuSecs;
+    let lastDone = 0;
+    const started = performance.now();
+    const deadline = started + opts.seconds * 1000;
+    const sample = () => {
+      const s = procStat(server.pid);
+      const secs = (performance.now() - started) / 1000;
+      rss.push([secs.toFixed(0), s.rssMiB.toFixed(0), `${(((s.cpuSecs - lastCpu) / 5) * 100).toFixed(0)} %`, Math.round((done - lastDone) / 5), loadAvg()]);
+      lastCpu = s.cpuSecs;
+      lastDone = done;
+    };
+    const timer = setInterval(sample, 5_000);
+    await Promise.all(
+      Array.from({ length: opts.clients }, async (_, c) => {
+        let n = c * 7_919;
+        while (performance.now() < deadline) {
+          const i = pick[Math.floor(Math.random() * 100)];
+          const r = ops[i].request(n++);
+          const t = performance.now();
+          let status: string;
+          try {
+            const res = await fetch(`${server.base}${api(r.path)}`, {
+              method: r.method,
+              headers: { 'x-svc-api-key': KEY, ...(r.type ? { 'content-type': r.type } : {}) },
+              body: r.body as BodyInit | undefined,
+            });
+            await res.arrayBuffer();
+            status = String(res.status);
+          } catch (e) {
+            status = (e as { cause?: { code?: string } }).cause?.code ?? 'network';
+          }
+          const dt = performance.now() - t;
+          done++;
+          if (status === '200') latencies[i].push(dt);
+          else {
+            errors[i].set(status, (errors[i].get(status) ?? 0) + 1);
+            byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+          }
+        }
+      }),
+    );
+    const secs = (performance.now() - started) / 1000;
+    clearInterval(timer);
+    sample();
+
+    const rows = ops.map((o, i) => {
+      const l = latencies[i].sort((a, b) => a - b);
+      const n = l.length + [...errors[i].values()].reduce((a, b) => a + b, 0);
+      return [
+        o.label,
+        `${o.weight} %`,
+        n,
+        (n / secs).toFixed(0),
+        l.length ? pct(l, 50).toFixed(0) : 'n/a',
+        l.length ? pct(l, 99).toFixed(0) : 'n/a',
+        [...errors[i]].map(([s, k]) => `${s}: ${k}`).join(', ') || '0',
+      ];
+    });
+    table(
+      `Load: ${opts.clients} keep-alive clients for ${secs.toFixed(0)} s against our server process: ${done.toLocaleString('en-US')} requests, ${(done / secs).toFixed(0)} requests/s; ${machine()}; load average (1 min) at the end ${loadAvg()}`,
+      ['route', 'share', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'errors'],
+      rows,
+    );
+    console.log(`errors by status: ${[...byStatus].map(([s, k]) => `${s}: ${k}`).join(', ') || 'none'}`);
+    table('Server every 5 s (RSS, CPU of its process over the last 5 s, requests completed per second, load average)', ['s', 'RSS MiB', 'CPU', 'req/s', 'load'], rss);
+  } finally {
+    await server.stop().catch((e) => console.error(String(e)));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
