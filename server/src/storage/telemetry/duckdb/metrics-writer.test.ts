@@ -137,6 +137,28 @@ describe('MetricsWriter (group commit)', () => {
     expect(await count('SELECT count(DISTINCT series_id) FROM metric_points')).toBe(450);
   });
 
+  it('every column reads back as written: long and short strings, several names per chunk, large and negative int64s', async () => {
+    const project = 'a-project-id-longer-than-twelve-bytes';
+    const names = ['short', 'a.metric.name.longer.than.twelve.bytes', 'm\u00e9trique-\u00fcnicode-name'];
+    const s = names.flatMap((name, k) => [series(BigInt(10 + 2 * k), name), series(2n ** 64n - 1n - BigInt(k), name)]);
+    const n = 5000; // three chunks
+    const rows = rowsOf(
+      s,
+      Array.from({ length: n }, (_, i) => [(i * 7) % s.length, 1_700_000_000_000 + i * 60_000 + (i % 2 ? 2 ** 40 : 0), i / 4 - 3]),
+    );
+    rows.pointStart = Array.from({ length: n }, (_, i) => (i % 5 === 0 ? -1 : i % 5 === 1 ? NaN : 1_600_000_000_000 + i));
+    await writer.write(project, rows);
+    const got = await db.read(async (c) =>
+      (await c.runAndReadAll(`SELECT project_id, name, series_id::VARCHAR, ts, value, start_ts FROM metric_points ORDER BY ts, value`)).getRows(),
+    );
+    const want = Array.from({ length: n }, (_, i) => {
+      const r = s[(i * 7) % s.length];
+      const start = rows.pointStart![i];
+      return [project, r.name, String(r.seriesId), BigInt(rows.pointTs[i]), rows.pointValue[i], Number.isNaN(start) ? null : BigInt(start)];
+    }).sort((a, b) => Number((a[3] as bigint) - (b[3] as bigint)) || (a[4] as number) - (b[4] as number));
+    expect(got).toEqual(want);
+  });
+
   it('start_ts: NULL unless pointStart gives one (NaN is NULL), across chunk boundaries', async () => {
     const n = 5000;
     const rows = rowsOf([series(1n)], Array.from({ length: n }, (_, i) => [0, i, i] as [number, number, number]));
