@@ -76,10 +76,14 @@ interface Op {
   request: (n: number) => { method: 'GET' | 'POST'; path: string; body?: Uint8Array | string; type?: string };
 }
 
-export async function benchLoad(opts: { clients: number; seconds: number }): Promise<void> {
+export async function benchLoad(opts: { clients: number; seconds: number; profile?: boolean; perRoute?: boolean }): Promise<void> {
   console.log(`\nload: ${machine()}; ${opts.clients} clients for ${opts.seconds} s; load average (1 min) at start ${loadAvg()}`);
   const dir = tempDir('svc-load-');
-  const server = await startOurs(dir);
+  // --profile: the server runs under node --cpu-prof; the profile (seeding included) stays in a temp dir.
+  const profDir = opts.profile ? tempDir('svc-load-prof-') : undefined;
+  // SVC_DUCKDB_* of the bench's environment reach the server (to compare settings).
+  const duckEnv = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => k.startsWith('SVC_DUCKDB_') && v !== undefined)) as Record<string, string>;
+  const server = await startOurs(dir, duckEnv, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
   try {
     const now = Date.now();
     const api = (p: string) => `${p}${p.includes('?') ? '&' : '?'}project_id=${PROJECT}`;
@@ -124,6 +128,28 @@ export async function benchLoad(opts: { clients: number; seconds: number }): Pro
       const res = await fetch(`${server.base}${api(r.path)}`, { method: r.method, headers: { 'x-svc-api-key': KEY, ...(r.type ? { 'content-type': r.type } : {}) }, body: r.body as BodyInit | undefined });
       const text = await res.text();
       if (res.status !== 200) throw new Error(`${o.label} answered ${res.status}: ${text.slice(0, 300)}`);
+    }
+
+    // --per-route: each route alone, one request at a time (after the warm-up): wall ms and the server's CPU ms
+    // per request (utime + stime of all its threads), i.e. what a request of the route costs without queueing.
+    if (opts.perRoute) {
+      const costRows: (string | number)[][] = [];
+      for (const [i, o] of ops.entries()) {
+        const n = 20;
+        const walls: number[] = [];
+        const cpu0 = procStat(server.pid).cpuSecs;
+        for (let k = 0; k < n; k++) {
+          const r = o.request(1000 + i * 100 + k);
+          const t = performance.now();
+          const res = await fetch(`${server.base}${api(r.path)}`, { method: r.method, headers: { 'x-svc-api-key': KEY, ...(r.type ? { 'content-type': r.type } : {}) }, body: r.body as BodyInit | undefined });
+          await res.arrayBuffer();
+          walls.push(performance.now() - t);
+        }
+        const cpuMs = ((procStat(server.pid).cpuSecs - cpu0) * 1000) / n;
+        walls.sort((a, b) => a - b);
+        costRows.push([o.label, pct(walls, 50).toFixed(1), cpuMs.toFixed(1)]);
+      }
+      table(`Each route alone, 20 requests one at a time (load average ${loadAvg()})`, ['route', 'p50 ms', 'server CPU ms/request'], costRows);
     }
 
     // ---- the run
@@ -200,5 +226,6 @@ export async function benchLoad(opts: { clients: number; seconds: number }): Pro
   } finally {
     await server.stop().catch((e) => console.error(String(e)));
     fs.rmSync(dir, { recursive: true, force: true });
+    if (profDir) console.log(`CPU profile of the server in ${profDir} (npx tsx bench/cpuprofile-summary.ts FILE --top=30)`);
   }
 }

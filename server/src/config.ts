@@ -15,6 +15,12 @@ export interface Config {
   bodyLimit: number;
   /** Largest accepted OTLP request (bytes, after decompression). */
   otlpBodyLimit: number;
+  /**
+   * The embedded telemetry store (DuckDB): worker threads of the instance (SVC_DUCKDB_THREADS, 1 to 256; default
+   * 0: DuckDB's own, one per core), its memory limit (SVC_DUCKDB_MEMORY_LIMIT, a DuckDB size such as `2GB` or `50%`;
+   * default DuckDB's 80 % of RAM) and its reader connections (SVC_DUCKDB_READERS, 1 to 64, default 4; the writer has its own).
+   */
+  duckdb: { threads: number; memoryLimit?: string; readers: number };
   /** Mark session cookies `Secure` (HTTPS only); off by default because the quickstart serves plain http on localhost. */
   cookieSecure: boolean;
   /** Days an asset may stay unreviewed or unowned before the review-window sweep raises a signal (SVC_ASSET_REVIEW_WINDOW_DAYS, default 7). */
@@ -154,6 +160,13 @@ function jobSettings(env: NodeJS.ProcessEnv): JobSettings {
   };
 }
 
+function duckdbSettings(env: NodeJS.ProcessEnv): Config['duckdb'] {
+  const memoryLimit = env.SVC_DUCKDB_MEMORY_LIMIT || undefined;
+  if (memoryLimit !== undefined && !/^\d+(\.\d+)?\s*(%|[KMGT]i?B|B)$/i.test(memoryLimit))
+    throw new Error(`SVC_DUCKDB_MEMORY_LIMIT must be a size such as 2GB, 512MiB or 50%, got "${memoryLimit}"`);
+  return { threads: intVar(env, 'SVC_DUCKDB_THREADS', 0, 0, 256), memoryLimit, readers: intVar(env, 'SVC_DUCKDB_READERS', 4, 1, 64) };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = (env.SVC_LOG_LEVEL || 'info') as LogLevel;
   if (!LEVELS.includes(logLevel)) throw new Error(`SVC_LOG_LEVEL must be one of ${LEVELS.join(', ')}`);
@@ -173,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: intVar(env, 'SVC_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     otlpBodyLimit: intVar(env, 'SVC_OTLP_BODY_LIMIT_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     cookieSecure: boolVar(env, 'SVC_COOKIE_SECURE', false),
+    duckdb: duckdbSettings(env),
     assetReviewWindowDays: intVar(env, 'SVC_ASSET_REVIEW_WINDOW_DAYS', 7, 1, 365),
     publicUrl: publicUrl(env, host, port),
     keyHashSecret: keyHashSecret(env),

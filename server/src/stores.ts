@@ -8,7 +8,7 @@ export async function openStores(config: Config): Promise<{ control: ControlStor
   const { db, dialect } = await openControlStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const control = controlStore(db, dialect);
   try {
-    const telemetry = await openTelemetryDb({ dataDir: config.dataDir });
+    const telemetry = await openTelemetryDb({ dataDir: config.dataDir, readers: config.duckdb.readers, threads: config.duckdb.threads, memoryLimit: config.duckdb.memoryLimit });
     return { control, telemetry };
   } catch (e) {
     await control.close();

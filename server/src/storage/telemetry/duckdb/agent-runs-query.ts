@@ -89,8 +89,8 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
           ${nestedUsage('s')} AS nested_usage,
           count(*) FILTER (WHERE s.safety_check AND s.outcome IS NOT NULL) AS safety_outcomes,
           count(*) FILTER (WHERE s.safety_check AND s.outcome = 'OUTCOME_ERROR') AS safety_errors,
-          first(s.session_key ORDER BY s.start_us, s.span_id) FILTER (WHERE s.session_key IS NOT NULL) AS first_session,
-          first(s.turn_id ORDER BY s.start_us, s.span_id) FILTER (WHERE s.turn_id IS NOT NULL) AS first_turn
+          arg_min(s.session_key, {'start': s.start_us, 'span': s.span_id}) FILTER (WHERE s.session_key IS NOT NULL) AS first_session,
+          arg_min(s.turn_id, {'start': s.start_us, 'span': s.span_id}) FILTER (WHERE s.turn_id IS NOT NULL) AS first_turn
         FROM pg JOIN ps s ON s.trace_id = pg.trace_id
         GROUP BY s.trace_id
       )

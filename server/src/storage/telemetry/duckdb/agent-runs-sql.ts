@@ -173,8 +173,8 @@ export function withFallbacks(name: string, from: string, project: string): stri
   return `
     ${name}_firsts AS (
       SELECT x.trace_id,
-        first(x.session_key ORDER BY x.start_us, x.span_id, x.ingested_at_us) FILTER (WHERE x.session_key IS NOT NULL) AS session_key,
-        first(x.turn_id ORDER BY x.start_us, x.span_id, x.ingested_at_us) FILTER (WHERE x.turn_id IS NOT NULL) AS turn_id
+        arg_min(x.session_key, {'start': x.start_us, 'span': x.span_id, 'copy': x.ingested_at_us}) FILTER (WHERE x.session_key IS NOT NULL) AS session_key,
+        arg_min(x.turn_id, {'start': x.start_us, 'span': x.span_id, 'copy': x.ingested_at_us}) FILTER (WHERE x.turn_id IS NOT NULL) AS turn_id
       FROM spans x
       WHERE x.project_id = ${project} AND x.trace_id IN (SELECT trace_id FROM ${from} WHERE own_session IS NULL OR own_turn IS NULL)
         AND (x.session_key IS NOT NULL OR x.turn_id IS NOT NULL)

@@ -18,14 +18,18 @@ export interface TelemetryDb {
   close(): Promise<void>;
 }
 
-export async function openTelemetryDb(opts: { dataDir?: string; memory?: boolean; readers?: number }): Promise<TelemetryDb> {
+export async function openTelemetryDb(opts: { dataDir?: string; memory?: boolean; readers?: number; threads?: number; memoryLimit?: string }): Promise<TelemetryDb> {
   let file = ':memory:';
   if (!opts.memory) {
     if (!opts.dataDir) throw new Error('dataDir is required for a file-backed telemetry store');
     fs.mkdirSync(opts.dataDir, { recursive: true });
     file = path.join(opts.dataDir, 'telemetry.duckdb');
   }
-  const instance = await DuckDBInstance.create(file);
+  // threads 0 (or absent): DuckDB's default, one per core. Set at open, so every connection runs with them.
+  const options: Record<string, string> = {};
+  if (opts.threads) options.threads = String(opts.threads);
+  if (opts.memoryLimit) options.memory_limit = opts.memoryLimit;
+  const instance = await DuckDBInstance.create(file, options);
   const writer = await instance.connect();
   // DuckDB checkpoints inside a COMMIT once the WAL passes the threshold (16 MB by default), which
   // stalled ingest commits for 0.5-2 s every few seconds under span load. A larger WAL costs a longer

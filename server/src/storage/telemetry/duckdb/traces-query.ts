@@ -109,12 +109,23 @@ export class DuckDbTracesQuery implements TracesStore {
       params.cs = BigInt(q.after.startUs);
       params.ct = q.after.traceId;
     }
+    // The page is chosen on the cheap keys first (start, end: all the filters and the order need), then the
+    // summaries (distinct counts, services, root) are computed for the page's traces only, not for every
+    // trace in the window.
     const sql = `
       WITH m AS (SELECT DISTINCT trace_id FROM spans WHERE ${conds.join(' AND ')}),
+      k AS (
+        SELECT s.trace_id, min(s.start_us) AS started, max(s.end_us) AS ended
+        FROM spans s SEMI JOIN m ON s.trace_id = m.trace_id
+        WHERE s.project_id = $project
+        GROUP BY s.trace_id),
+      pg AS (
+        SELECT trace_id, started, ended FROM k
+        ${outer.length ? `WHERE ${outer.join(' AND ')}` : ''}
+        ORDER BY started DESC, trace_id DESC
+        LIMIT $limit),
       t AS (
         SELECT s.trace_id,
-          min(s.start_us) AS started,
-          max(s.end_us) AS ended,
           count(DISTINCT s.span_id) AS spans,
           count(DISTINCT s.span_id) FILTER (WHERE s.status_code = 'error') AS errors,
           list_sort(list_distinct(list(s.service_name) FILTER (WHERE s.service_name IS NOT NULL))) AS services,
@@ -122,13 +133,12 @@ export class DuckDbTracesQuery implements TracesStore {
           first(s.name ORDER BY ${ROOT_ORDER}) AS root_name,
           first(s.service_name ORDER BY ${ROOT_ORDER}) AS root_service,
           bool_and(coalesce(s.parent_span_id, '') <> '') AS root_missing
-        FROM spans s SEMI JOIN m ON s.trace_id = m.trace_id
+        FROM spans s SEMI JOIN pg ON s.trace_id = pg.trace_id
         WHERE s.project_id = $project
         GROUP BY s.trace_id)
-      SELECT trace_id, started, ended, spans, errors, services, root_id, root_name, root_service, root_missing FROM t
-      ${outer.length ? `WHERE ${outer.join(' AND ')}` : ''}
-      ORDER BY started DESC, trace_id DESC
-      LIMIT $limit`;
+      SELECT pg.trace_id, pg.started, pg.ended, t.spans, t.errors, t.services, t.root_id, t.root_name, t.root_service, t.root_missing
+      FROM pg JOIN t ON t.trace_id = pg.trace_id
+      ORDER BY pg.started DESC, pg.trace_id DESC`;
     return this.db.read(async (c) =>
       (await rows(c, sql, params)).map((r) => ({
         traceId: r[0] as string,
