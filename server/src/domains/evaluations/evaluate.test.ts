@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 import { allowAllContent } from '../../testing/content-policy.js';
-import { sendAgentRun, hrMicros, isoFromMicros, readable } from '../../testing/otel-agent-run.js';
+import { trace, ROOT_CONTEXT } from '@opentelemetry/api';
+import { sendAgentRun, sendSpans, hrMicros, isoFromMicros, readable } from '../../testing/otel-agent-run.js';
 
 let t: TestApp;
 let base: string;
@@ -98,10 +99,23 @@ describe('POST /evaluation/evaluate', () => {
 
   it('a reference trajectory scores the longest in-order match over the reference length (extra steps do not reduce it)', async () => {
     const p = await project();
-    const runId = (await p.run()).root.spanContext().traceId;
+    // The SDK stamps span starts in whole milliseconds, so the steps are sent one millisecond apart to have
+    // a strict order: chat, tool, tool, retrieval, memory upsert.
+    const runId = await sendSpans({ base, key: p.key, scope: 'eval-test', resource: { 'service.name': 'eval-agent' } }, (tracer) => {
+      const t0 = Date.now();
+      const root = tracer.startSpan('invoke_agent', { startTime: t0, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.id': 'eval-agent' } });
+      ['chat', 'execute_tool', 'execute_tool', 'retrieval', 'upsert_memory'].forEach((op, i) => {
+        const c = tracer.startSpan(op, { startTime: t0 + 1 + i, attributes: { 'gen_ai.operation.name': op, ...(op === 'execute_tool' ? { 'gen_ai.tool.name': `tool-${i}` } : {}) } }, trace.setSpan(ROOT_CONTEXT, root));
+        c.end(t0 + 1.5 + i);
+      });
+      root.end(t0 + 7);
+      return root.spanContext().traceId;
+    });
     await p.evaluator('traj', 'EVALUATOR_KIND_REFERENCE_TRAJECTORY', TRAJECTORY);
-    const r = (await p.evaluate('traj', 1, runId)).json().result;
-    // The run: chat, tool, tool, retrieval, memory upsert -> chat and retrieval match in order: 2 of 3.
+    const res = await p.evaluate('traj', 1, runId);
+    expect(res.statusCode, res.body).toBe(200);
+    const r = res.json().result;
+    // chat and retrieval match the reference in order: 2 of 3.
     expect(r.numeric_value).toBeCloseTo(2 / 3, 10);
   });
 
