@@ -3,11 +3,14 @@
  * ports with their own temp data dirs, and their CPU time and RSS read from /proc (so the client's share of the
  * cores is not counted), the data dir's size, and the load average.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, REPO_ROOT, startServer, type ServerProcess } from '../server/src/testing/server-process.js';
+
+// The benchmarks measure what `npm start` runs: the built server, rebuilt from the current source.
+execFileSync(process.execPath, ['server/scripts/build.mjs'], { cwd: REPO_ROOT, stdio: 'inherit' });
 
 export const VM_BIN = process.env.VM_BIN || '/usr/bin/victoria-metrics';
 export const KEY = 'bench-peer-key-0123456789abcdef';
@@ -87,19 +90,21 @@ export interface Peer {
 }
 
 /**
- * Our server as its own process (`node --import tsx server/src/main.ts`), store in `dataDir`, jobs as shipped.
- * `nodeArgs` (e.g. --cpu-prof, which NODE_OPTIONS refuses) are put before the script: then the start is
- * server-process.ts' startServer, with the arguments.
+ * Our server as its own process (the built `server/dist/main.js`, as `npm start` runs it, built when this module
+ * loads), store in `dataDir`, jobs as shipped; `nodeArgs` (e.g. --cpu-prof) go before the script.
  */
 export async function startOurs(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Peer> {
-  const srv: ServerProcess = await (nodeArgs.length ? startServerWithArgs(nodeArgs) : startServer)({
-    SVC_DATA_DIR: dataDir,
-    SVC_INIT_API_KEY: KEY,
-    SVC_INIT_PROJECT_ID: PROJECT,
-    SVC_LOG_LEVEL: 'warn',
-    SVC_OTLP_BODY_LIMIT_BYTES: String(256 * 1024 * 1024),
-    ...env,
-  });
+  const srv: ServerProcess = await startServer(
+    {
+      SVC_DATA_DIR: dataDir,
+      SVC_INIT_API_KEY: KEY,
+      SVC_INIT_PROJECT_ID: PROJECT,
+      SVC_LOG_LEVEL: 'warn',
+      SVC_OTLP_BODY_LIMIT_BYTES: String(256 * 1024 * 1024),
+      ...env,
+    },
+    nodeArgs,
+  );
   return {
     name: 'ours',
     base: srv.base,
@@ -111,39 +116,6 @@ export async function startOurs(dataDir: string, env: Record<string, string> = {
       const r = await srv.exited;
       if (r.code !== 0) throw new Error(`our server exited ${r.code ?? r.signal}: ${srv.stderr().slice(-2000)}`);
     },
-  };
-}
-
-/** startServer of server-process.ts with node arguments before `--import tsx server/src/main.ts`. */
-function startServerWithArgs(nodeArgs: string[]) {
-  return async (env: Record<string, string>): Promise<ServerProcess> => {
-    const port = await freePort();
-    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'server/src/main.ts'], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_LOG_LEVEL: 'warn', ...env, SVC_HOST: '127.0.0.1', SVC_PORT: String(port) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let err = '';
-    let out = '';
-    child.stderr!.on('data', (d) => (err += String(d)));
-    child.stdout!.on('data', (d) => (out += String(d)));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-    const base = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`server exited: ${err}`);
-      try {
-        if ((await fetch(`${base}/healthz`)).ok) break;
-      } catch {
-        /* not listening yet */
-      }
-      if (Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error(`server did not start: ${err}`);
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    return { child, base, stderr: () => err, stdout: () => out, exited };
   };
 }
 

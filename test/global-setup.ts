@@ -1,4 +1,7 @@
-/** Makes sure the PostgreSQL server the store contract tests use is up (this machine runs one; start it if it is down). */
+/**
+ * Builds the server file the end-to-end tests start, and makes sure the PostgreSQL server the store contract tests
+ * use is up (this machine runs one; start it if it is down).
+ */
 import { execSync } from 'node:child_process';
 import pg from 'pg';
 
@@ -18,6 +21,8 @@ async function reachable(): Promise<boolean> {
 }
 
 export default async function setup() {
+  // The end-to-end tests start the server as `npm start` does: the built file (server/src/testing/server-process.ts).
+  execSync('node server/scripts/build.mjs', { stdio: 'inherit' });
   if (await reachable()) return;
   try {
     execSync('pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start', { stdio: 'inherit', shell: '/bin/bash' });

@@ -1,4 +1,7 @@
-/** The real server in a child process (`tsx server/src/main.ts`), on a free loopback port, for end-to-end tests. */
+/**
+ * The real server in a child process, on a free loopback port, for end-to-end tests: the built file `npm start`
+ * runs (`server/dist/main.js`, built once per test run by test/global-setup.ts).
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -6,6 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+/** What `npm start` runs (built by `node server/scripts/build.mjs`). */
+export const SERVER_MAIN = 'server/dist/main.js';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -27,10 +32,14 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts the server with `env` (plus SVC_HOST/SVC_PORT) and waits until /healthz answers. */
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+/**
+ * Starts the server with `env` (plus SVC_HOST/SVC_PORT) and waits until /healthz answers. `nodeArgs` go before
+ * the script (the benchmarks' `--cpu-prof`, which NODE_OPTIONS refuses).
+ */
+export async function startServer(env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
+  if (!fs.existsSync(path.join(REPO_ROOT, SERVER_MAIN))) throw new Error(`${SERVER_MAIN} is not built: run node server/scripts/build.mjs`);
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+  const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_LOG_LEVEL: 'warn', ...env, SVC_HOST: '127.0.0.1', SVC_PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
