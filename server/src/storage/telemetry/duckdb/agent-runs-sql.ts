@@ -6,6 +6,7 @@
 import { BIGINT, LIST, listValue, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { MODEL_OPERATIONS, OP, RUN_STATUSES } from '../../../domains/agent-runs/model.js';
 import type { RunFilter, RunRow } from '../../../domains/agent-runs/store.js';
+import { readAll } from './statements.js';
 
 
 /** A code constant as an SQL literal (never user text). */
@@ -46,7 +47,7 @@ export class Params {
 }
 
 export async function query(c: DuckDBConnection, sql: string, p: Params): Promise<Record<string, unknown>[]> {
-  const reader = await c.runAndReadAll(sql, p.values, p.types);
+  const reader = await readAll(c, sql, p.values, p.types);
   // The values as DuckDB gives them (strings, bigints, numbers, booleans, null: every column read here is of
   // such a type), by column: several times faster than getRowObjectsJS on the pages of thousands of runs.
   const names = reader.columnNames();
