@@ -130,6 +130,36 @@ describe('POST /abom-manifests and GET /abom-manifests/{id}', () => {
     expect(verifyArtifact(forged, keys)).toMatchObject({ valid: false, fault: 'signature_invalid' });
   });
 
+  it('"Components are sorted by (kind, ref, version, content_sha256, declared_by)": each key breaks the ties of the ones before it, in code-unit order', async () => {
+    const p = await project();
+    const c = (ref: string, version: string, content: string, declared_by: string) => ({ kind: 'ASSET_KIND_TOOL', ref, version, content_sha256: H(content), declared_by });
+    const [lo, hi] = [H('x'), H('y')].sort();
+    const content = lo === H('x') ? ['x', 'y'] : ['y', 'x'];
+    // Given in the reverse of the contract order.
+    const given = [
+      c('b', '1', content[0], ''),
+      c('a', '2', content[0], ''),
+      c('a', '1', content[1], ''),
+      c('a', '1', content[0], 'team-b'),
+      c('a', '1', content[0], 'team-a'),
+      c('B', '9', content[1], 'z'),
+      { kind: 'ASSET_KIND_MODEL', ref: 'z', version: '9', content_sha256: hi, declared_by: 'z' },
+    ];
+    const res = await p.call('POST', '/abom-manifests', manifestBody(p.assetId, { components: given }));
+    expect(res.statusCode, res.body).toBe(201);
+    const inner = JSON.parse(res.json().canonical_form);
+    expect(inner.components.map((x: Json) => [x.kind, x.ref, x.version, x.content_sha256, x.declared_by])).toEqual([
+      [2, 'z', '9', hi, 'z'],
+      [4, 'B', '9', hi, 'z'],
+      [4, 'a', '1', lo, 'team-a'],
+      [4, 'a', '1', lo, 'team-b'],
+      [4, 'a', '1', hi, ''],
+      [4, 'a', '2', lo, ''],
+      [4, 'b', '1', lo, ''],
+    ]);
+    expect(await independentlyValid(res.json(), await jwks())).toBe(true);
+  });
+
   it('"release null vs empty string produce different bytes, digests and signatures"', async () => {
     const p = await project();
     const none = (await p.call('POST', '/abom-manifests', manifestBody(p.assetId, { release: null }))).json();

@@ -94,12 +94,15 @@ export class AuthorityEdgeService {
     return this.control.authorityEdges.list(f, opts);
   }
 
-  /** An edge the credential may see; another organization's or project's answers like a missing one. */
+  /**
+   * An edge the credential may see; another organization's or project's answers like a missing one, and
+   * so does an edge of a deleted project.
+   */
   async get(caller: Principal, id: string, projectId?: string): Promise<AuthorityEdgeRecord> {
     const e = await this.control.authorityEdges.find(id);
     const visible =
       e && e.orgId === caller.orgId && (caller.projectId === null || caller.projectId === e.projectId) && (projectId === undefined || projectId === e.projectId);
-    if (!visible) throw notFound('authority edge');
+    if (!visible || !(await this.control.projects.find(e.orgId, e.projectId))) throw notFound('authority edge');
     return e;
   }
 

@@ -72,6 +72,39 @@ describe('reported entries: POST /action-receipts/entries', () => {
     ]);
   });
 
+  it('the fold over two batches: "two spellings appear in conflicting_policies" in sequence order, the first pair stands; effect_class and destructive never fall; remediation never moves final_state', async () => {
+    const w = await world();
+    const first = await w.report({
+      entries: [
+        entry({ policy_id: 'refunds', policy_version: 'v1', effect_class: 'EFFECT_CLASS_EXTERNAL', destructive: true }),
+        entry({ state: 'RECEIPT_STATE_AUTHORIZED', policy_id: 'Refunds', policy_version: 'v1', effect_class: 'EFFECT_CLASS_NONE', destructive: false }),
+        entry({ state: 'RECEIPT_STATE_EXECUTED', policy_id: 'refunds', policy_version: 'v1', effect_class: 'EFFECT_CLASS_INTERNAL' }),
+      ],
+    });
+    expect(first.statusCode, first.body).toBe(200);
+    const second = await w.report({
+      entries: [
+        entry({ state: 'RECEIPT_STATE_EFFECT_VERIFIED', policy_id: 'refunds', policy_version: '2', destructive: false }),
+        entry({ state: 'RECEIPT_STATE_COMPENSATED', effect_class: 'EFFECT_CLASS_NONE' }),
+      ],
+    });
+    expect(second.statusCode, second.body).toBe(200);
+    const r = (await w.get('/action-receipts/act-1')).json();
+    expect(r).toMatchObject({
+      policy_id: 'refunds',
+      policy_version: 'v1',
+      conflicting_policies: ['refunds@v1', 'Refunds@v1', 'refunds@2'],
+      malformed_policy_records: [],
+      effect_class: 'EFFECT_CLASS_EXTERNAL',
+      destructive: true,
+      final_state: 'RECEIPT_STATE_EFFECT_VERIFIED',
+      remediation: 'RECEIPT_STATE_COMPENSATED',
+      entry_count: 5,
+    });
+    // The list answers the same fold.
+    expect((await w.get('/action-receipts?action_id=act-1')).json().action_receipts[0]).toMatchObject({ conflicting_policies: r.conflicting_policies, destructive: true });
+  });
+
   it('"an entry with only one of policy_id/policy_version is refused with 400 naming the field": the whole batch, naming the index; nothing stored', async () => {
     const w = await world();
     for (const [half, field] of [[{ policy_id: 'p' }, 'policy_version'], [{ policy_version: 'v1' }, 'policy_id']] as const) {

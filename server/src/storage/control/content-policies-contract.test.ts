@@ -29,6 +29,28 @@ describe.each(['sqlite', 'postgres'] as const)('content-policy store on %s', (di
     expect(racing.filter((r) => r.ok)).toHaveLength(1);
   });
 
+  it('concurrent unconditional puts all land, each at its own version; concurrent retention writes all land and leave one whole set, never a mix', async () => {
+    const grids = Array.from({ length: 10 }, (_, i) => {
+      const g = deniedGrid();
+      if (i % 2) g.replay_dom.store = 'allow';
+      return g;
+    });
+    const puts = await Promise.all(grids.map((grid, i) => store.contentPolicies.put({ projectId: 'p4', orgId: 'o1', grid, by, at: `t${i}` })));
+    expect(puts.every((r) => r.ok)).toBe(true);
+    expect(puts.map((r) => (r.ok ? r.record.version : 0)).sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    expect((await store.contentPolicies.find('p4'))!.version).toBe(10);
+    const sets = [
+      [{ contentClass: 'replay_dom', retentionDays: 3 }],
+      [{ contentClass: 'memory_item', retentionDays: 4 }, { contentClass: 'replay_dom', retentionDays: 5 }],
+      [{ contentClass: 'model_transcript', retentionDays: 6 }],
+    ] as const;
+    for (let round = 0; round < 3; round++) {
+      await Promise.all(Array.from({ length: 9 }, (_, i) => store.contentPolicies.putRetention('p5', 'o1', [...sets[i % 3]], by, 't')));
+      const now = (await store.contentPolicies.retention('p5')).map((w) => ({ contentClass: w.contentClass, retentionDays: w.retentionDays }));
+      expect(sets.map((s) => JSON.stringify(s))).toContain(JSON.stringify(now));
+    }
+  });
+
   it('retention windows are replaced whole; refusal counts of the same minute and cell add up; filters and order', async () => {
     await store.contentPolicies.putRetention('p3', 'o1', [{ contentClass: 'replay_dom', retentionDays: 30 }, { contentClass: 'memory_item', retentionDays: 7 }], by, 't');
     await store.contentPolicies.putRetention('p3', 'o1', [{ contentClass: 'replay_dom', retentionDays: 10 }], by, 't2');

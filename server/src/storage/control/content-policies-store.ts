@@ -27,11 +27,11 @@ const toRecord = (r: ContentPoliciesTable): PolicyRecord => ({
 
 const changed = (n: { numUpdatedRows?: bigint } | undefined) => Number(n?.numUpdatedRows ?? 0n) > 0;
 
-/** Unconditional writes retry this often when another write slips in between the read and the write. */
-const MAX_ATTEMPTS = 5;
-
 export class KyselyContentPolicyStore implements ContentPolicyStore {
-  constructor(private readonly db: ControlDb) {}
+  constructor(
+    private readonly db: ControlDb,
+    private readonly dialect: 'sqlite' | 'postgres',
+  ) {}
 
   async find(projectId: string) {
     const r = await this.db.selectFrom('content_policies').selectAll().where('project_id', '=', projectId).executeTakeFirst();
@@ -69,11 +69,22 @@ export class KyselyContentPolicyStore implements ContentPolicyStore {
       const ok = i.expectedVersion === 0 ? await this.insert(i) : await this.update(i, i.expectedVersion);
       return ok ? done() : { ok: false, currentVersion: await current() };
     }
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const v = await current();
-      if (v === 0 ? await this.insert(i) : await this.update(i, v)) return done();
-    }
-    throw new Error('content policy write kept losing to concurrent writes');
+    // Unconditional: one upsert, so concurrent writers each land at their own version, never lose.
+    const r = await this.db
+      .insertInto('content_policies')
+      .values({ project_id: i.projectId, org_id: i.orgId, grid: i.grid, version: 1, updated_by_user_id: i.by.userId, updated_by_api_key_id: i.by.apiKeyId, updated_at: i.at })
+      .onConflict((oc) =>
+        oc.column('project_id').doUpdateSet({
+          grid: i.grid,
+          version: sql<number>`content_policies.version + 1`,
+          updated_by_user_id: i.by.userId,
+          updated_by_api_key_id: i.by.apiKeyId,
+          updated_at: i.at,
+        }),
+      )
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { ok: true, record: toRecord(r) };
   }
 
   async list(orgId: string, opts: { onlyProjectId?: string; after?: { updatedAt: string; projectId: string }; limit: number }): Promise<ListedPolicy[]> {
@@ -118,6 +129,9 @@ export class KyselyContentPolicyStore implements ContentPolicyStore {
 
   async putRetention(projectId: string, orgId: string, windows: { contentClass: ContentClass; retentionDays: number }[], by: Actor, at: string) {
     await this.db.transaction().execute(async (tx) => {
+      // Writes of one project's windows run one at a time (SQLite: one writing transaction at a time), so
+      // concurrent replacements each land whole instead of colliding on the key or leaving a mix.
+      if (this.dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(hashtext(${`content_retention:${projectId}`}))`.execute(tx);
       await tx.deleteFrom('content_retention').where('project_id', '=', projectId).execute();
       if (windows.length === 0) return;
       await tx

@@ -162,7 +162,7 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     reviewSignals: new KyselySignalStore(db),
     outbox: new KyselyOutboxStore(db),
     jobs: new KyselyJobStore(db, dialect),
-    contentPolicies: new KyselyContentPolicyStore(db),
+    contentPolicies: new KyselyContentPolicyStore(db, dialect),
     memoryLabels: new KyselyMemoryLabelStore(db),
     receipts: new KyselyReceiptStore(db, dialect),
     authorityEdges: new KyselyAuthorityEdgeStore(db),
