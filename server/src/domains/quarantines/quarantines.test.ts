@@ -93,6 +93,24 @@ describe('request: (none) -> pending', () => {
     expect(second.json().error).toBe('conflict');
   });
 
+  it('"blocks a second containment on the same agent": an asset and its observation keys are one agent (409 either way round); a withdrawn one blocks nothing', async () => {
+    const w = await world();
+    const asset = (await w.call(w.a.key, 'POST', `/assets?project_id=${w.projectId}`, { name: 'Weather bot', observation_keys: ['svc/weather', 'svc/weather-2'] })).json();
+    const byAsset = await w.request(w.a.key, { asset_id: asset.id, reason: 'x' });
+    expect(byAsset.statusCode, byAsset.body).toBe(201);
+    for (const key of ['svc/weather', 'svc/weather-2']) {
+      const r = await w.request(w.b.key, { observation_key: key, action: 'kill', reason: 'y' });
+      expect(r.statusCode, key).toBe(409);
+      expect(r.json().message).toMatch(/this agent/);
+    }
+    expect((await w.call(w.a.key, 'POST', `/quarantines/${byAsset.json().id}/withdraw`, { reason: 'wrong agent' })).statusCode).toBe(200);
+    expect((await w.request(w.b.key, { observation_key: 'svc/weather-2', reason: 'y' })).statusCode).toBe(201);
+    expect((await w.request(w.a.key, { asset_id: asset.id, reason: 'x' })).statusCode).toBe(409);
+    // Another agent, and a key target, are other containments.
+    expect((await w.request(w.a.key, { observation_key: 'svc/other', reason: 'x' })).statusCode).toBe(201);
+    expect((await w.request(w.a.key, { api_key_id: w.agent.id, reason: 'x' })).statusCode).toBe(201);
+  });
+
   it('"request_id (makes a retry idempotent)": the same person gets the same record; "another principal gets 409 that reveals nothing"', async () => {
     const w = await world();
     const body = { api_key_id: w.agent.id, reason: 'x', request_id: `req-${w.projectId}` };
