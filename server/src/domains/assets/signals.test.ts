@@ -344,6 +344,25 @@ describe('acknowledge and dismiss', () => {
     expect((await p.outbox()).map((o) => o.event)).toEqual(['opened', 'dismissed']);
   });
 
+  it('concurrent identical acknowledges answer one acknowledgement; concurrent dismissals close it once (one 200, the rest 400) and notify once; bad bodies are 4xx', async () => {
+    const p = await project();
+    await p.sight('bot');
+    await t.ctx.assets.discoverAssets(p.projectId);
+    const [s] = await p.signals();
+    const acks = await Promise.all(Array.from({ length: 5 }, () => p.call('POST', `/review-signals/${s.id}/acknowledge`)));
+    expect(acks.map((r) => r.statusCode)).toEqual(Array(5).fill(200));
+    expect(new Set(acks.map((r) => r.json().acknowledged_at)).size).toBe(1);
+    for (const body of ['not json', '[]', JSON.stringify({ reason: 'x'.repeat(1025) }), JSON.stringify({ reason: { nested: { deep: 1 } } }), JSON.stringify({ reason: ['a', 'b'] })]) {
+      const r = await t.call({ method: 'POST', url: `/api/v1/review-signals/${s.id}/dismiss`, key: p.key, payload: body, headers: { 'content-type': 'application/json' } });
+      expect(r.statusCode, body.slice(0, 40)).toBeGreaterThanOrEqual(400);
+      expect(r.statusCode, body.slice(0, 40)).toBeLessThan(500);
+      expect(r.json()).toHaveProperty('error');
+    }
+    const dismissals = await Promise.all(Array.from({ length: 5 }, () => p.call('POST', `/review-signals/${s.id}/dismiss`, { reason: 'noise' })));
+    expect(dismissals.map((r) => r.statusCode).sort()).toEqual([200, 400, 400, 400, 400]);
+    expect((await p.outbox()).map((o) => o.event)).toEqual(['opened', 'dismissed']);
+  });
+
   it('acknowledge and dismiss need agents:write', async () => {
     const p = await project();
     const reader = await projectWithKey(t, ['agents:read']);
