@@ -466,6 +466,18 @@ describe('reads, projects and bad input', () => {
     expect((await w.call(w.a.key, 'GET', `/quarantines/${ids[1]}`)).json().id).toBe(ids[1]);
   });
 
+  it('"GET /quarantines ... either scope": a quarantine:request-only key reads the list and one containment; a key with no containment or agents:read scope is 403', async () => {
+    const w = await world();
+    const q = (await w.request(w.a.key, { api_key_id: w.agent.id, reason: 'x' })).json();
+    expect((await w.call(w.requester.key, 'GET', `/quarantines?project_id=${w.projectId}`)).json().quarantines.map((x: Obj) => x.id)).toEqual([q.id]);
+    expect((await w.call(w.requester.key, 'GET', `/quarantines/${q.id}`)).statusCode).toBe(200);
+    for (const url of [`/quarantines?project_id=${w.projectId}`, `/quarantines/${q.id}`]) {
+      const r = await w.call(w.agent.key, 'GET', url);
+      expect(r.statusCode, url).toBe(403);
+      expect(r.json().message).toContain('quarantine:approve');
+    }
+  });
+
   it('"object owned by another project (same answer)": another project\'s containment is 404 like a missing one, for every move', async () => {
     const w = await world();
     const q = (await w.request(w.a.key, { api_key_id: w.agent.id, reason: 'x' })).json();
