@@ -3,7 +3,7 @@
  * table (request, approve, withdraw, lift, reenforce), its refusals and error codes, and enforcement on
  * the ingest path (a frozen key's telemetry is refused as a revoked key's; reads go on).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { postTraces, span, traceId, traceRequest } from '../../ingest/otlp/traces-fixtures.js';
 import { testApp, type TestApp } from '../../testing/app.js';
 import { addPerson, secondOrganization, signIn } from '../../testing/people.js';
@@ -437,6 +437,32 @@ describe('reenforce: stays active', () => {
     } finally {
       keys.update = update;
     }
+  });
+
+  it('a part left `unknown` (the server stopped between the approval and its enforcement) is checked by reenforce: a revocation not carried out is failed and retried; a freeze in place is verified', async () => {
+    const w = await world();
+    const svc = t.ctx.quarantines as unknown as { enforce: (...a: unknown[]) => Promise<number> };
+    const approveStopped = async (body: Obj) => {
+      const q = (await w.request(w.a.key, body)).json();
+      const spy = vi.spyOn(svc, 'enforce').mockResolvedValueOnce(0);
+      try {
+        const approved = (await w.call(w.b.key, 'POST', `/quarantines/${q.id}/approve`)).json();
+        expect(approved.credentials.map((c: Obj) => c.enforcement)).toEqual(['unknown']);
+      } finally {
+        spy.mockRestore();
+      }
+      return q.id as string;
+    };
+    const revoke = await approveStopped({ api_key_id: w.agent.id, reason: 'x', action: 'revoke_credentials' });
+    expect((await w.send(w.agent.key)).statusCode).toBe(200); // the revocation never happened
+    const r = (await w.call(w.b.key, 'POST', `/quarantines/${revoke}/reenforce`)).json();
+    expect(r).toMatchObject({ retried: 1, credentials: [{ api_key_id: w.agent.id, effect: 'revoke', enforcement: 'verified' }] });
+    expect((await w.send(w.agent.key)).statusCode).toBe(401);
+
+    const freeze = await approveStopped({ api_key_id: w.agent2.id, reason: 'x' });
+    expect((await w.send(w.agent2.key)).statusCode).toBe(401); // the hold is written with the approval
+    const f = (await w.call(w.b.key, 'POST', `/quarantines/${freeze}/reenforce`)).json();
+    expect(f).toMatchObject({ retried: 0, credentials: [{ api_key_id: w.agent2.id, effect: 'freeze', enforcement: 'verified' }] });
   });
 
   it('"no body": a body naming an actor is 400', async () => {

@@ -167,7 +167,9 @@ export function quarantineRoutes(base: FastifyInstance, ctx: AppContext) {
         operationId: 'reenforceQuarantine',
         tags,
         summary: 'retry the credentials an active containment recorded as failed',
-        description: 'Active only (400 otherwise). Returns the containment and `retried`, the number of credentials retried (0 is success).',
+        description:
+          'Active only (400 otherwise). Credentials left `unknown` are checked first (in place: verified; not in place: failed). Returns the containment and ' +
+          '`retried`, the number of failed credentials retried (0 is success).',
         params: QuarantineParams,
         response: { 200: ReenforceResponse, ...errors(400, 401, 403, 404) },
       },

@@ -278,9 +278,24 @@ export class QuarantineService {
     return after?.writeHeld === true ? { state: 'verified', detail: null } : { state: 'failed', detail: 'hold_not_verified' };
   }
 
+  /** Whether the part's effect is in place, read as the authentication path reads the key (nothing is changed). */
+  private async inPlace(orgId: string, o: CredentialOutcome): Promise<boolean> {
+    const key = await this.store.apiKeys.findById(orgId, o.apiKeyId);
+    if (!key) return false;
+    if (o.effect === 'revoke') return key.status === 'revoked';
+    return (await this.store.apiKeys.findByHash(key.keyHash))?.writeHeld === true;
+  }
+
   async reenforce(p: Principal, id: string): Promise<{ record: QuarantineRecord; retried: number }> {
     const q = await this.get(p, id);
     if (q.status !== 'active') throw wrongState(q, 'reenforce', 'active');
+    // A part left `unknown` (the server stopped between the approval's commit and its enforcement) is
+    // checked first: in place, it is verified; not in place (a revocation never carried out), it is
+    // failed and re-attempted with the others.
+    for (const o of (await this.store.quarantines.outcomes([q.id])).filter((x) => x.state === 'unknown')) {
+      const inPlace = await this.inPlace(q.orgId, o).catch(() => false);
+      await this.store.quarantines.putOutcome({ ...o, state: inPlace ? 'verified' : 'failed', detailCode: inPlace ? o.detailCode : (o.detailCode ?? 'not_in_place') });
+    }
     const failed = (await this.store.quarantines.outcomes([q.id])).filter((o) => o.state === 'failed');
     const retried = await this.enforce(q.orgId, failed.map((o) => ({ ...o, detailCode: o.detailCode === 'held_by_another_quarantine' ? o.detailCode : null })));
     return { record: await this.get(p, id), retried };
