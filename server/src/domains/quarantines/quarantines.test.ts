@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { postTraces, span, traceId, traceRequest } from '../../ingest/otlp/traces-fixtures.js';
+import { insertSightings } from '../../storage/telemetry/duckdb/agent-fixtures.js';
 import { testApp, type TestApp } from '../../testing/app.js';
 import { addPerson, secondOrganization, signIn } from '../../testing/people.js';
 
@@ -175,6 +176,19 @@ describe('approve: pending -> active', () => {
     expect((await w.send(w.agent.key)).statusCode).toBe(401);
     expect((await w.send(w.agent2.key)).statusCode).toBe(401);
     expect((await w.send(w.b.key, 'other-agent')).statusCode).toBe(200);
+  });
+
+  it('sightings no key can be held for (OAuth bearer tokens, the dev header) are counted in unenforceable_sightings; the keys are still reached', async () => {
+    const w = await world();
+    expect((await w.send(w.agent.key, 'weather')).statusCode).toBe(200);
+    const at = Date.parse('2026-03-01T00:00:00Z') * 1000;
+    await insertSightings(t.ctx.telemetry, w.projectId, [
+      { observationKey: 'svc/weather', source: 'bearer_token', apiKeyId: '', firstSeenUs: at, lastSeenUs: at, sightingCount: 3 },
+      { observationKey: 'svc/weather', source: 'dev_org_header', apiKeyId: '', firstSeenUs: at, lastSeenUs: at, sightingCount: 2 },
+    ]);
+    const q = (await w.request(w.a.key, { observation_key: 'svc/weather', reason: 'x' })).json();
+    const r = (await w.call(w.b.key, 'POST', `/quarantines/${q.id}/approve`)).json();
+    expect(r).toMatchObject({ status: 'active', unenforceable_sightings: 5, credentials: [{ api_key_id: w.agent.id, enforcement: 'verified' }] });
   });
 
   it('an asset resolves through its observation keys; the asset shows the containment while active, and a review does not change that', async () => {
