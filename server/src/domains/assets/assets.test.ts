@@ -301,6 +301,8 @@ describe('assets: scope and refusals', () => {
       ['POST', `/assets/${a.id}/reviews`, REVIEW],
       ['PUT', `/assets/${a.id}/data-classification`, { data_classification: 'DATA_CLASSIFICATION_PUBLIC', reason: 'r' }],
       ['PUT', `/assets/${a.id}/ownership`, { owner_team: 't' }],
+      ['GET', '/review-signals'],
+      ['GET', '/notification-outbox'],
     ];
     for (const [method, url, body] of routes) {
       const sep = url.includes('?') ? '&' : '?';

@@ -1,5 +1,6 @@
 /** The asset writes that race, through HTTP on PostgreSQL (the SQLite runs are in assets.test.ts). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertSightings, us } from '../../storage/telemetry/duckdb/agent-fixtures.js';
 import { projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 
 let t: TestApp;
@@ -26,5 +27,20 @@ describe('assets on PostgreSQL', () => {
       Array.from({ length: 5 }, () => t.call({ method: 'POST', url: '/api/v1/assets', key: p.key, payload: { name: 'dup', observation_keys: ['same'] } })),
     );
     expect(results.map((r) => r.statusCode).sort()).toEqual([201, 409, 409, 409, 409]);
+  });
+
+  it('concurrent declarations adopting one shadow asset: one 200, the rest 409, one asset', async () => {
+    const p = await projectWithKey(t, ['agents:read', 'agents:write']);
+    const at = us('2026-03-01T00:00:00Z');
+    await insertSightings(t.ctx.telemetry, p.projectId, [{ observationKey: 'ghost', source: 'api_key', apiKeyId: 'k', firstSeenUs: at, lastSeenUs: at, sightingCount: 1 }]);
+    await t.ctx.assets.discoverAssets(p.projectId);
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => t.call({ method: 'POST', url: '/api/v1/assets', key: p.key, payload: { name: `n${i}`, observation_keys: ['ghost', `extra-${i}`] } })),
+    );
+    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 409, 409, 409, 409]);
+    const assets = (await t.call({ method: 'GET', url: '/api/v1/assets', key: p.key })).json().assets;
+    expect(assets).toHaveLength(1);
+    expect(assets[0]).toMatchObject({ origin: 'declared', version: 2 });
+    expect(assets[0].observation_keys).toHaveLength(2);
   });
 });

@@ -106,14 +106,19 @@ export function assetRoutes(base: FastifyInstance, ctx: AppContext) {
         summary: 'declare an agent asset',
         description:
           'Adds an agent to the inventory with its observation keys (the agent identities its telemetry carries). ' +
-          'A key maps to at most one asset per project: a key already mapped (declared, or discovered from telemetry) is 409. ' +
+          'A key maps to at most one asset per project. When the keys already map to one discovered (shadow) asset and to no other, the declaration ' +
+          'adopts it (200): it becomes declared (`shadow` false) with this name and description and any further keys, keeping its history, reviews ' +
+          'and signals. A key of a declared asset, or keys of several assets, is 409. ' +
           'The asset starts UNREVIEWED, UNASSESSED, UNCLASSIFIED and unowned; `created_by` comes from the credential.',
         querystring: AssetQuery,
         body: DeclareAssetBody,
-        response: { 201: Asset, ...errors(400, 401, 403, 404, 409) },
+        response: { 200: Asset, 201: Asset, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (req, reply) => reply.code(201).send(assetView(await svc.declare(req.principal, await project(req), req.body))),
+    async (req, reply) => {
+      const { asset, adopted } = await svc.declare(req.principal, await project(req), req.body);
+      return reply.code(adopted ? 200 : 201).send(assetView(asset));
+    },
   );
 
   app.get(

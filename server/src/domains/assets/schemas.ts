@@ -37,7 +37,7 @@ export const Asset = Type.Object(
     name: Str,
     description: Nullable(Type.String(), 'free text from the declaration'),
     origin: stringEnum(['declared', 'discovered'], { description: 'declared with POST /assets, or discovered from a sighting nobody declared' }),
-    shadow: Type.Boolean({ description: 'true for a discovered asset: it ran before anyone declared it (stays true after a review; the SHADOW_ASSET signal clears)' }),
+    shadow: Type.Boolean({ description: 'true for a discovered asset nobody has declared yet (stays true after a review, false once a declaration adopts it; the SHADOW_ASSET signal clears with a review)' }),
     observation_keys: Type.Array(Str, { description: 'the agent identities mapped to this asset (each maps to at most one asset per project), code point order' }),
     environment: Nullable(Type.String(), 'where it was seen (read-only; null until sightings record it)'),
     approval_state: stringEnum(APPROVAL_STATES),
@@ -69,7 +69,10 @@ export const DeclareAssetBody = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 200 }),
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     observation_keys: Type.Optional(
-      Type.Array(ObservationKey, { maxItems: MAX_KEYS_PER_ASSET, description: `at most ${MAX_KEYS_PER_ASSET}, no repeats; a key already mapped to an asset of the project is 409` }),
+      Type.Array(ObservationKey, {
+        maxItems: MAX_KEYS_PER_ASSET,
+        description: `at most ${MAX_KEYS_PER_ASSET}, no repeats; keys of one discovered asset adopt it, a key of a declared asset or keys of two assets are 409`,
+      }),
     ),
   },
   { additionalProperties: false },

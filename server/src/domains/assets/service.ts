@@ -116,32 +116,64 @@ export class AssetService {
 
   // ---- writes
 
-  async declare(caller: Principal, project: ProjectRecord, input: DeclareInput): Promise<AssetRecord> {
+  /**
+   * Declares an asset. When its observation keys already map to one discovered (shadow) asset, and to no
+   * other, the declaration adopts that asset instead of creating one: it becomes declared (`shadow`
+   * false) with the declared name, description and any further keys, and keeps its history, review and
+   * signals (the SHADOW_ASSET signal clears with a review, like every shadow signal). A key of a declared
+   * asset, or keys of several assets, is 409.
+   */
+  async declare(caller: Principal, project: ProjectRecord, input: DeclareInput): Promise<{ asset: AssetRecord; adopted: boolean }> {
     const keys = input.observation_keys ?? [];
     if (new Set(keys).size !== keys.length) throw invalidRequest('observation_keys must not repeat a key');
     const at = this.now();
-    const asset = newAsset({
-      id: this.ids.uuid(),
-      orgId: project.orgId,
-      projectId: project.id,
-      name: input.name,
-      description: input.description ?? null,
-      origin: 'declared',
-      createdBy: principalRef(caller),
-      createdAt: at,
-      observationKeys: [...keys].sort(codePoint),
-    });
-    await this.control.transaction(async (tx) => {
-      if (!(await tx.assets.mapKeys(project.id, asset.id, keys, at))) {
-        const taken = await tx.assets.assetsOfKeys(project.id, keys);
-        const [key, owner] = [...taken][0] ?? ['', ''];
-        throw conflict(`observation key "${key}" already maps to asset ${owner} in this project (a key maps to at most one asset)`);
+    const who = principalRef(caller);
+    const taken = (owners: Map<string, string>) => {
+      const [key, owner] = [...owners][0] ?? [];
+      if (key === undefined) return conflict('an observation key of the declaration was mapped to another asset meanwhile (a key maps to at most one asset); retry');
+      return conflict(`observation key "${key}" already maps to asset ${owner} in this project (a key maps to at most one asset)`);
+    };
+    const result = await this.control.transaction(async (tx) => {
+      const owners = await tx.assets.assetsOfKeys(project.id, keys);
+      if (owners.size > 0) {
+        const ids = new Set(owners.values());
+        const shadow = ids.size === 1 ? await tx.assets.find([...ids][0]!) : undefined;
+        if (!shadow || shadow.origin !== 'discovered') throw taken(owners);
+        const free = keys.filter((k) => !owners.has(k));
+        if (!(await tx.assets.mapKeys(project.id, shadow.id, free, at))) throw taken(await tx.assets.assetsOfKeys(project.id, free));
+        const next: AssetRecord = {
+          ...shadow,
+          origin: 'declared',
+          name: input.name,
+          description: input.description ?? shadow.description,
+          createdBy: who,
+          observationKeys: [...new Set([...shadow.observationKeys, ...keys])].sort(codePoint),
+          version: shadow.version + 1,
+          updatedAt: at,
+        };
+        // A concurrent declaration (or any write) of the same shadow asset got there first: it is the 409.
+        if (!(await tx.assets.update(next, shadow.version))) throw taken(owners);
+        await this.appendVersion(tx, next, 'declared', who, at);
+        return { asset: next, adopted: true };
       }
+      const asset = newAsset({
+        id: this.ids.uuid(),
+        orgId: project.orgId,
+        projectId: project.id,
+        name: input.name,
+        description: input.description ?? null,
+        origin: 'declared',
+        createdBy: who,
+        createdAt: at,
+        observationKeys: [...keys].sort(codePoint),
+      });
+      if (!(await tx.assets.mapKeys(project.id, asset.id, keys, at))) throw taken(await tx.assets.assetsOfKeys(project.id, keys));
       await tx.assets.insert(asset);
-      await this.appendVersion(tx, asset, 'declared', principalRef(caller), at);
+      await this.appendVersion(tx, asset, 'declared', who, at);
+      return { asset, adopted: false };
     });
     for (const k of keys) this.known.add(`${project.id}\n${k}`);
-    return asset;
+    return result;
   }
 
   async review(caller: Principal, id: string, selector: string | undefined, input: ReviewInput): Promise<AssetRecord> {

@@ -28,6 +28,7 @@ export function signalRoutes(base: FastifyInstance, ctx: AppContext) {
     '/review-signals',
     {
       config: read,
+      ...hooks,
       schema: {
         operationId: 'listReviewSignals',
         tags,
@@ -62,6 +63,7 @@ export function signalRoutes(base: FastifyInstance, ctx: AppContext) {
     '/review-signals/:signalId',
     {
       config: read,
+      ...hooks,
       schema: {
         operationId: 'getReviewSignal',
         tags,
@@ -112,6 +114,7 @@ export function signalRoutes(base: FastifyInstance, ctx: AppContext) {
     '/notification-outbox',
     {
       config: read,
+      ...hooks,
       schema: {
         operationId: 'listNotificationOutbox',
         tags,

@@ -71,11 +71,61 @@ describe('discovery and SHADOW_ASSET', () => {
     expect(await p.outbox()).toHaveLength(1);
   });
 
-  it('a declaration after discovery of the same key is 409 (the key already maps to the shadow asset)', async () => {
+  it('a declaration of a discovered key adopts the shadow asset: declared, shadow false, same id and history; the shadow signal waits for a review', async () => {
     const p = await project();
     await p.sight('early');
     await t.ctx.assets.discoverAssets(p.projectId);
-    expect((await p.call('POST', '/assets', { name: 'late', observation_keys: ['early'] })).statusCode).toBe(409);
+    const [ghost] = (await p.call('GET', '/assets')).json().assets;
+    const r = await p.call('POST', '/assets', { name: 'late', description: 'the billing agent', observation_keys: ['early', 'early-v2'] });
+    expect(r.statusCode, r.body).toBe(200);
+    expect(r.json()).toMatchObject({
+      id: ghost.id,
+      name: 'late',
+      description: 'the billing agent',
+      origin: 'declared',
+      shadow: false,
+      observation_keys: ['early', 'early-v2'],
+      created_by: `api_key:${p.keyId}`,
+      created_at: ghost.created_at,
+      version: 2,
+    });
+    const all = (await p.call('GET', '/assets')).json().assets;
+    expect(all.map((a: { id: string }) => a.id)).toEqual([ghost.id]);
+    expect((await p.call('GET', '/assets?shadow=true')).json().assets).toEqual([]);
+    expect((await p.call('GET', `/assets/${ghost.id}/versions`)).json().versions.map((v: { change: string }) => v.change)).toEqual(['discovered', 'declared']);
+    // "Auto-clears" lists a review as what clears a shadow signal: a declaration is not a review.
+    const [s] = await p.signals();
+    expect(s).toMatchObject({ kind: 'REVIEW_SIGNAL_KIND_SHADOW_ASSET', status: 'REVIEW_SIGNAL_STATUS_OPEN', asset_id: ghost.id });
+    await p.call('POST', `/assets/${ghost.id}/reviews`, REVIEW);
+    expect((await p.signals())[0].status).toBe('REVIEW_SIGNAL_STATUS_RESOLVED');
+    // Declared now: declaring its key again is 409, as for any declared key.
+    expect((await p.call('POST', '/assets', { name: 'again', observation_keys: ['early'] })).statusCode).toBe(409);
+  });
+
+  it('a declaration naming keys of a declared asset, or of two assets, is 409 and changes nothing', async () => {
+    const p = await project();
+    await p.call('POST', '/assets', { name: 'mine', observation_keys: ['mine'] });
+    await p.sight('ghost-a');
+    await p.sight('ghost-b');
+    await t.ctx.assets.discoverAssets(p.projectId);
+    const before = (await p.call('GET', '/assets')).json().assets;
+    for (const keys of [['mine'], ['ghost-a', 'mine'], ['ghost-a', 'ghost-b']]) {
+      const r = await p.call('POST', '/assets', { name: 'x', observation_keys: [...keys, 'fresh'] });
+      expect(r.statusCode, keys.join()).toBe(409);
+      expect(r.json().error).toBe('conflict');
+    }
+    expect((await p.call('GET', '/assets')).json().assets).toEqual(before);
+  });
+
+  it('concurrent declarations adopting one shadow asset: one 200, the rest 409, one asset', async () => {
+    const p = await project();
+    await p.sight('contested');
+    await t.ctx.assets.discoverAssets(p.projectId);
+    const rs = await Promise.all(Array.from({ length: 6 }, (_, i) => p.call('POST', '/assets', { name: `n${i}`, observation_keys: ['contested'] })));
+    expect(rs.map((r) => r.statusCode).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+    const all = (await p.call('GET', '/assets')).json().assets;
+    expect(all).toHaveLength(1);
+    expect(all[0].version).toBe(2);
   });
 
   it('"Repeated sightings refresh one signal and do not re-notify": last_seen_at moves forward', async () => {
@@ -291,6 +341,25 @@ describe('acknowledge and dismiss', () => {
     await p.sight('bot', '2026-03-09T22:00:00Z', 'key-9');
     await t.ctx.assets.discoverAssets(p.projectId);
     expect((await p.signals())[0].status).toBe('REVIEW_SIGNAL_STATUS_DISMISSED');
+    expect((await p.outbox()).map((o) => o.event)).toEqual(['opened', 'dismissed']);
+  });
+
+  it('concurrent identical acknowledges answer one acknowledgement; concurrent dismissals close it once (one 200, the rest 400) and notify once; bad bodies are 4xx', async () => {
+    const p = await project();
+    await p.sight('bot');
+    await t.ctx.assets.discoverAssets(p.projectId);
+    const [s] = await p.signals();
+    const acks = await Promise.all(Array.from({ length: 5 }, () => p.call('POST', `/review-signals/${s.id}/acknowledge`)));
+    expect(acks.map((r) => r.statusCode)).toEqual(Array(5).fill(200));
+    expect(new Set(acks.map((r) => r.json().acknowledged_at)).size).toBe(1);
+    for (const body of ['not json', '[]', JSON.stringify({ reason: 'x'.repeat(1025) }), JSON.stringify({ reason: { nested: { deep: 1 } } }), JSON.stringify({ reason: ['a', 'b'] })]) {
+      const r = await t.call({ method: 'POST', url: `/api/v1/review-signals/${s.id}/dismiss`, key: p.key, payload: body, headers: { 'content-type': 'application/json' } });
+      expect(r.statusCode, body.slice(0, 40)).toBeGreaterThanOrEqual(400);
+      expect(r.statusCode, body.slice(0, 40)).toBeLessThan(500);
+      expect(r.json()).toHaveProperty('error');
+    }
+    const dismissals = await Promise.all(Array.from({ length: 5 }, () => p.call('POST', `/review-signals/${s.id}/dismiss`, { reason: 'noise' })));
+    expect(dismissals.map((r) => r.statusCode).sort()).toEqual([200, 400, 400, 400, 400]);
     expect((await p.outbox()).map((o) => o.event)).toEqual(['opened', 'dismissed']);
   });
 

@@ -163,8 +163,9 @@ export interface OutboxRecord {
 export interface AssetStore {
   insert(a: AssetRecord): Promise<void>;
   /**
-   * Writes every column but id, org, project, origin and created_* when the stored version is still
-   * `expectedVersion` (the caller bumped `version`); false when another write got there first.
+   * Writes every column but id, org, project and created_at when the stored version is still
+   * `expectedVersion` (the caller bumped `version`); false when another write got there first. (Origin
+   * and created_by change once: when a declaration adopts a discovered asset.)
    */
   update(a: AssetRecord, expectedVersion: number): Promise<boolean>;
   find(id: string): Promise<AssetRecord | undefined>;

@@ -3,8 +3,9 @@
  * table (request, approve, withdraw, lift, reenforce), its refusals and error codes, and enforcement on
  * the ingest path (a frozen key's telemetry is refused as a revoked key's; reads go on).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { postTraces, span, traceId, traceRequest } from '../../ingest/otlp/traces-fixtures.js';
+import { insertSightings } from '../../storage/telemetry/duckdb/agent-fixtures.js';
 import { testApp, type TestApp } from '../../testing/app.js';
 import { addPerson, secondOrganization, signIn } from '../../testing/people.js';
 
@@ -93,6 +94,24 @@ describe('request: (none) -> pending', () => {
     expect(second.json().error).toBe('conflict');
   });
 
+  it('"blocks a second containment on the same agent": an asset and its observation keys are one agent (409 either way round); a withdrawn one blocks nothing', async () => {
+    const w = await world();
+    const asset = (await w.call(w.a.key, 'POST', `/assets?project_id=${w.projectId}`, { name: 'Weather bot', observation_keys: ['svc/weather', 'svc/weather-2'] })).json();
+    const byAsset = await w.request(w.a.key, { asset_id: asset.id, reason: 'x' });
+    expect(byAsset.statusCode, byAsset.body).toBe(201);
+    for (const key of ['svc/weather', 'svc/weather-2']) {
+      const r = await w.request(w.b.key, { observation_key: key, action: 'kill', reason: 'y' });
+      expect(r.statusCode, key).toBe(409);
+      expect(r.json().message).toMatch(/this agent/);
+    }
+    expect((await w.call(w.a.key, 'POST', `/quarantines/${byAsset.json().id}/withdraw`, { reason: 'wrong agent' })).statusCode).toBe(200);
+    expect((await w.request(w.b.key, { observation_key: 'svc/weather-2', reason: 'y' })).statusCode).toBe(201);
+    expect((await w.request(w.a.key, { asset_id: asset.id, reason: 'x' })).statusCode).toBe(409);
+    // Another agent, and a key target, are other containments.
+    expect((await w.request(w.a.key, { observation_key: 'svc/other', reason: 'x' })).statusCode).toBe(201);
+    expect((await w.request(w.a.key, { api_key_id: w.agent.id, reason: 'x' })).statusCode).toBe(201);
+  });
+
   it('"request_id (makes a retry idempotent)": the same person gets the same record; "another principal gets 409 that reveals nothing"', async () => {
     const w = await world();
     const body = { api_key_id: w.agent.id, reason: 'x', request_id: `req-${w.projectId}` };
@@ -157,6 +176,19 @@ describe('approve: pending -> active', () => {
     expect((await w.send(w.agent.key)).statusCode).toBe(401);
     expect((await w.send(w.agent2.key)).statusCode).toBe(401);
     expect((await w.send(w.b.key, 'other-agent')).statusCode).toBe(200);
+  });
+
+  it('sightings no key can be held for (OAuth bearer tokens, the dev header) are counted in unenforceable_sightings; the keys are still reached', async () => {
+    const w = await world();
+    expect((await w.send(w.agent.key, 'weather')).statusCode).toBe(200);
+    const at = Date.parse('2026-03-01T00:00:00Z') * 1000;
+    await insertSightings(t.ctx.telemetry, w.projectId, [
+      { observationKey: 'svc/weather', source: 'bearer_token', apiKeyId: '', firstSeenUs: at, lastSeenUs: at, sightingCount: 3 },
+      { observationKey: 'svc/weather', source: 'dev_org_header', apiKeyId: '', firstSeenUs: at, lastSeenUs: at, sightingCount: 2 },
+    ]);
+    const q = (await w.request(w.a.key, { observation_key: 'svc/weather', reason: 'x' })).json();
+    const r = (await w.call(w.b.key, 'POST', `/quarantines/${q.id}/approve`)).json();
+    expect(r).toMatchObject({ status: 'active', unenforceable_sightings: 5, credentials: [{ api_key_id: w.agent.id, enforcement: 'verified' }] });
   });
 
   it('an asset resolves through its observation keys; the asset shows the containment while active, and a review does not change that', async () => {
@@ -421,6 +453,32 @@ describe('reenforce: stays active', () => {
     }
   });
 
+  it('a part left `unknown` (the server stopped between the approval and its enforcement) is checked by reenforce: a revocation not carried out is failed and retried; a freeze in place is verified', async () => {
+    const w = await world();
+    const svc = t.ctx.quarantines as unknown as { enforce: (...a: unknown[]) => Promise<number> };
+    const approveStopped = async (body: Obj) => {
+      const q = (await w.request(w.a.key, body)).json();
+      const spy = vi.spyOn(svc, 'enforce').mockResolvedValueOnce(0);
+      try {
+        const approved = (await w.call(w.b.key, 'POST', `/quarantines/${q.id}/approve`)).json();
+        expect(approved.credentials.map((c: Obj) => c.enforcement)).toEqual(['unknown']);
+      } finally {
+        spy.mockRestore();
+      }
+      return q.id as string;
+    };
+    const revoke = await approveStopped({ api_key_id: w.agent.id, reason: 'x', action: 'revoke_credentials' });
+    expect((await w.send(w.agent.key)).statusCode).toBe(200); // the revocation never happened
+    const r = (await w.call(w.b.key, 'POST', `/quarantines/${revoke}/reenforce`)).json();
+    expect(r).toMatchObject({ retried: 1, credentials: [{ api_key_id: w.agent.id, effect: 'revoke', enforcement: 'verified' }] });
+    expect((await w.send(w.agent.key)).statusCode).toBe(401);
+
+    const freeze = await approveStopped({ api_key_id: w.agent2.id, reason: 'x' });
+    expect((await w.send(w.agent2.key)).statusCode).toBe(401); // the hold is written with the approval
+    const f = (await w.call(w.b.key, 'POST', `/quarantines/${freeze}/reenforce`)).json();
+    expect(f).toMatchObject({ retried: 0, credentials: [{ api_key_id: w.agent2.id, effect: 'freeze', enforcement: 'verified' }] });
+  });
+
   it('"no body": a body naming an actor is 400', async () => {
     const w = await world();
     const q = (await w.request(w.a.key, { api_key_id: w.agent.id, reason: 'x' })).json();
@@ -446,6 +504,18 @@ describe('reads, projects and bad input', () => {
     expect(p2.next_cursor).toBeNull();
     for (const bad of ['limit=0', 'limit=201', 'limit=x', 'cursor=%%%', 'nope=1']) expect((await w.call(w.a.key, 'GET', `/quarantines?project_id=${w.projectId}&${bad}`)).statusCode, bad).toBe(400);
     expect((await w.call(w.a.key, 'GET', `/quarantines/${ids[1]}`)).json().id).toBe(ids[1]);
+  });
+
+  it('"GET /quarantines ... either scope": a quarantine:request-only key reads the list and one containment; a key with no containment or agents:read scope is 403', async () => {
+    const w = await world();
+    const q = (await w.request(w.a.key, { api_key_id: w.agent.id, reason: 'x' })).json();
+    expect((await w.call(w.requester.key, 'GET', `/quarantines?project_id=${w.projectId}`)).json().quarantines.map((x: Obj) => x.id)).toEqual([q.id]);
+    expect((await w.call(w.requester.key, 'GET', `/quarantines/${q.id}`)).statusCode).toBe(200);
+    for (const url of [`/quarantines?project_id=${w.projectId}`, `/quarantines/${q.id}`]) {
+      const r = await w.call(w.agent.key, 'GET', url);
+      expect(r.statusCode, url).toBe(403);
+      expect(r.json().message).toContain('quarantine:approve');
+    }
   });
 
   it('"object owned by another project (same answer)": another project\'s containment is 404 like a missing one, for every move', async () => {

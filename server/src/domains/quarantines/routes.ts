@@ -85,8 +85,8 @@ export function quarantineRoutes(base: FastifyInstance, ctx: AppContext) {
         tags,
         summary: 'request the containment of an agent (pending until another person approves)',
         description:
-          'Exactly one target: `asset_id`, `observation_key` or `api_key_id`. Touches no credential. One pending or active containment per target ' +
-          '(409 otherwise). `request_id` makes a retry idempotent: the same person gets the same containment (201, in its current state); ' +
+          'Exactly one target: `asset_id`, `observation_key` or `api_key_id`. Touches no credential. One pending or active containment per agent ' +
+          '(409 otherwise; an asset and its observation keys are one agent, an API key target is its own). `request_id` makes a retry idempotent: the same person gets the same containment (201, in its current state); ' +
           'another person gets 409, which reveals nothing of it.',
         querystring: ProjectQuery,
         body: RequestQuarantineBody,
@@ -167,7 +167,9 @@ export function quarantineRoutes(base: FastifyInstance, ctx: AppContext) {
         operationId: 'reenforceQuarantine',
         tags,
         summary: 'retry the credentials an active containment recorded as failed',
-        description: 'Active only (400 otherwise). Returns the containment and `retried`, the number of credentials retried (0 is success).',
+        description:
+          'Active only (400 otherwise). Credentials left `unknown` are checked first (in place: verified; not in place: failed). Returns the containment and ' +
+          '`retried`, the number of failed credentials retried (0 is success).',
         params: QuarantineParams,
         response: { 200: ReenforceResponse, ...errors(400, 401, 403, 404) },
       },

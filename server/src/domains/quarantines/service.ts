@@ -172,14 +172,31 @@ export class QuarantineService {
       requestedBy: actorOf(p),
       requestedAt: this.clock.now().toISOString(),
     });
-    const outcome = await this.store.quarantines.insert(rec);
+    const outcome = await this.store.quarantines.insert(rec, await this.agentOf(project.id, kind, target));
     if (outcome === 'request_id_taken') {
       // A concurrent request with the same id won: answer as its retry.
       const first = (await this.store.quarantines.findByRequestId(p.orgId, input.request_id!))!;
       return { record: this.sameRequester(p, first), created: false };
     }
-    if (outcome === 'target_taken') throw conflict(`an open containment already holds this ${kind}: one pending or active containment per target`);
+    if (outcome === 'target_taken')
+      throw conflict(
+        kind === 'api_key_id'
+          ? 'an open containment already holds this api_key_id: one pending or active containment per target'
+          : 'an open containment already holds this agent (by its asset or one of its observation keys): one pending or active containment per agent',
+      );
     return { record: rec, created: true };
+  }
+
+  /**
+   * What a containment holds, as the key of "one open containment per agent": an asset and each of its
+   * observation keys are the same agent; an observation key no asset claims is its own; a key target
+   * names a credential, not an agent.
+   */
+  private async agentOf(projectId: string, kind: TargetKind, target: string): Promise<string> {
+    if (kind === 'api_key_id') return `api_key_id:${target}`;
+    const assetId = kind === 'asset_id' ? target : (await this.assetKeys?.assetsOfKeys(projectId, [target]))?.get(target);
+    // The asset form is the one an asset target always had, so containments stored before this rule still collide.
+    return assetId !== undefined ? `asset_id:${assetId}` : `observation_key:${target}`;
   }
 
   /** A request id belongs to its requester; another person learns nothing of it. */
@@ -261,9 +278,24 @@ export class QuarantineService {
     return after?.writeHeld === true ? { state: 'verified', detail: null } : { state: 'failed', detail: 'hold_not_verified' };
   }
 
+  /** Whether the part's effect is in place, read as the authentication path reads the key (nothing is changed). */
+  private async inPlace(orgId: string, o: CredentialOutcome): Promise<boolean> {
+    const key = await this.store.apiKeys.findById(orgId, o.apiKeyId);
+    if (!key) return false;
+    if (o.effect === 'revoke') return key.status === 'revoked';
+    return (await this.store.apiKeys.findByHash(key.keyHash))?.writeHeld === true;
+  }
+
   async reenforce(p: Principal, id: string): Promise<{ record: QuarantineRecord; retried: number }> {
     const q = await this.get(p, id);
     if (q.status !== 'active') throw wrongState(q, 'reenforce', 'active');
+    // A part left `unknown` (the server stopped between the approval's commit and its enforcement) is
+    // checked first: in place, it is verified; not in place (a revocation never carried out), it is
+    // failed and re-attempted with the others.
+    for (const o of (await this.store.quarantines.outcomes([q.id])).filter((x) => x.state === 'unknown')) {
+      const inPlace = await this.inPlace(q.orgId, o).catch(() => false);
+      await this.store.quarantines.putOutcome({ ...o, state: inPlace ? 'verified' : 'failed', detailCode: inPlace ? o.detailCode : (o.detailCode ?? 'not_in_place') });
+    }
     const failed = (await this.store.quarantines.outcomes([q.id])).filter((o) => o.state === 'failed');
     const retried = await this.enforce(q.orgId, failed.map((o) => ({ ...o, detailCode: o.detailCode === 'held_by_another_quarantine' ? o.detailCode : null })));
     return { record: await this.get(p, id), retried };

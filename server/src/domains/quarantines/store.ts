@@ -73,8 +73,12 @@ export type Transition =
   | { to: 'withdrawn'; by: Actor; at: string; reason: string };
 
 export interface QuarantineStore {
-  /** Inserts a pending containment; false when another open one holds the target (or the request id is taken). */
-  insert(rec: QuarantineRecord): Promise<'inserted' | 'target_taken' | 'request_id_taken'>;
+  /**
+   * Inserts a pending containment; `target_taken` when another open one holds the same agent (`agent`:
+   * the key of what is contained, so a containment of an asset and one of its observation keys collide;
+   * the target itself when absent), `request_id_taken` when the request id is.
+   */
+  insert(rec: QuarantineRecord, agent?: string): Promise<'inserted' | 'target_taken' | 'request_id_taken'>;
   find(orgId: string, id: string): Promise<QuarantineRecord | undefined>;
   findByRequestId(orgId: string, requestId: string): Promise<QuarantineRecord | undefined>;
   /** Newest first; up to `limit + 1` rows. */

@@ -92,7 +92,7 @@ export class KyselyAssetStore implements AssetStore {
   }
 
   async update(a: AssetRecord, expectedVersion: number) {
-    const { id, org_id: _o, project_id: _p, origin: _g, created_at: _c, created_by: _b, ...rest } = assetRow(a);
+    const { id, org_id: _o, project_id: _p, created_at: _c, ...rest } = assetRow(a);
     const r = await this.db.updateTable('assets').set(rest).where('id', '=', id).where('version', '=', expectedVersion).executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }

@@ -42,7 +42,7 @@ const toRecord = (r: QuarantinesTable): QuarantineRecord => ({
 export class KyselyQuarantineStore implements QuarantineStore {
   constructor(private readonly db: ControlDb) {}
 
-  async insert(r: QuarantineRecord) {
+  async insert(r: QuarantineRecord, agent?: string) {
     try {
       await this.db
         .insertInto('quarantines')
@@ -57,7 +57,7 @@ export class KyselyQuarantineStore implements QuarantineStore {
           reason: r.reason,
           environment: r.environment,
           request_id: r.requestId,
-          open_target: OPEN.includes(r.status) ? openTarget(r) : null,
+          open_target: OPEN.includes(r.status) ? (agent ?? openTarget(r)) : null,
           requested_by_user_id: r.requestedBy.userId,
           requested_by_api_key_id: r.requestedBy.apiKeyId,
           requested_at: r.requestedAt,
