@@ -125,6 +125,21 @@ describe('request: (none) -> pending', () => {
     expect(other.body).not.toContain(w.agent.id);
   });
 
+  it('a request_id sent again by the same person for another project is 409 and shows nothing of the first project', async () => {
+    const w = await world();
+    const body = { api_key_id: w.agent.id, reason: 'x', request_id: `cross-${w.projectId}` };
+    const first = await w.request(w.a.key, body);
+    expect(first.statusCode).toBe(201);
+    const other = (await t.call({ method: 'POST', url: '/api/v1/projects', payload: { name: 'q-other' } })).json().id as string;
+    const b = await signIn(t, w.alice);
+    const key = (await b.call({ method: 'POST', url: '/api/v1/account/api-keys', payload: { name: 'other', scopes: ['quarantine:request'], project_id: other } })).json().key as string;
+    const r = await w.call(key, 'POST', `/quarantines?project_id=${other}`, body);
+    expect(r.statusCode).toBe(409);
+    expect(r.body).not.toContain(first.json().id);
+    expect(r.body).not.toContain(w.agent.id);
+    expect((await w.call(key, 'GET', `/quarantines?project_id=${other}`)).json().quarantines).toEqual([]);
+  });
+
   it('concurrent identical requests with one request_id create one containment', async () => {
     const w = await world();
     const body = { api_key_id: w.agent.id, reason: 'x', request_id: `race-${w.projectId}` };

@@ -156,7 +156,7 @@ export class QuarantineService {
     const reason = requireReason(input.reason, 'reason');
     if (input.request_id !== undefined) {
       const first = await this.store.quarantines.findByRequestId(p.orgId, input.request_id);
-      if (first) return { record: this.sameRequester(p, first), created: false };
+      if (first) return { record: this.sameRequest(p, project, first), created: false };
     }
     const rec = newQuarantine({
       id: this.ids.uuid(),
@@ -176,7 +176,7 @@ export class QuarantineService {
     if (outcome === 'request_id_taken') {
       // A concurrent request with the same id won: answer as its retry.
       const first = (await this.store.quarantines.findByRequestId(p.orgId, input.request_id!))!;
-      return { record: this.sameRequester(p, first), created: false };
+      return { record: this.sameRequest(p, project, first), created: false };
     }
     if (outcome === 'target_taken')
       throw conflict(
@@ -199,9 +199,13 @@ export class QuarantineService {
     return assetId !== undefined ? `asset_id:${assetId}` : `observation_key:${target}`;
   }
 
-  /** A request id belongs to its requester; another person learns nothing of it. */
-  private sameRequester(p: Principal, q: QuarantineRecord): QuarantineRecord {
-    if (identityOf(q.requestedBy) !== identityOf(actorOf(p))) throw conflict('request_id is already used');
+  /**
+   * A request id belongs to its requester's request in one project: a retry by the same person in the same
+   * project gets it back; another person, or the same person in another project (whose containment it must not
+   * show), gets a 409 that says nothing of it.
+   */
+  private sameRequest(p: Principal, project: ProjectRecord, q: QuarantineRecord): QuarantineRecord {
+    if (identityOf(q.requestedBy) !== identityOf(actorOf(p)) || q.projectId !== project.id) throw conflict('request_id is already used');
     return q;
   }
 
