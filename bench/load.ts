@@ -35,7 +35,7 @@ const LOG_POOL = 100;
 const HOUR = 3_600_000;
 const str = (key: string, v: string) => ({ key, value: { stringValue: v } });
 
-function metricsBody(endMs: number, points: number, seriesCount = 100): Uint8Array {
+export function metricsBody(endMs: number, points: number, seriesCount = 100): Uint8Array {
   const perSeries = points / seriesCount;
   const dataPoints = [];
   for (let s = 0; s < seriesCount; s++)
@@ -52,7 +52,7 @@ function metricsBody(endMs: number, points: number, seriesCount = 100): Uint8Arr
   ).finish();
 }
 
-function logsBody(startMs: number, n: number, seed: number): Uint8Array {
+export function logsBody(startMs: number, n: number, seed: number): Uint8Array {
   const logRecords = Array.from({ length: n }, (_, k) => {
     const ns = (BigInt(Math.round(startMs + k * 100)) * 1_000_000n).toString();
     const j = seed * n + k;
@@ -81,9 +81,8 @@ export async function benchLoad(opts: { clients: number; seconds: number; profil
   const dir = tempDir('svc-load-');
   // --profile: the server runs under node --cpu-prof; the profile (seeding included) stays in a temp dir.
   const profDir = opts.profile ? tempDir('svc-load-prof-') : undefined;
-  // SVC_DUCKDB_* of the bench's environment reach the server (to compare settings).
-  const duckEnv = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => k.startsWith('SVC_DUCKDB_') && v !== undefined)) as Record<string, string>;
-  const server = await startOurs(dir, duckEnv, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
+  // SVC_DUCKDB_* of the bench's environment reach the server (startOurs passes them; to compare settings).
+  const server = await startOurs(dir, {}, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
   try {
     const now = Date.now();
     const api = (p: string) => `${p}${p.includes('?') ? '&' : '?'}project_id=${PROJECT}`;

@@ -89,6 +89,11 @@ export interface Peer {
   stop(): Promise<void>;
 }
 
+/** SVC_DUCKDB_* of the bench's environment, passed to our server (to compare settings in one command). */
+export function duckdbEnv(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter(([k, v]) => k.startsWith('SVC_DUCKDB_') && v !== undefined)) as Record<string, string>;
+}
+
 /**
  * Our server as its own process (the built `server/dist/main.js`, as `npm start` runs it, built when this module
  * loads), store in `dataDir`, jobs as shipped; `nodeArgs` (e.g. --cpu-prof) go before the script.
@@ -96,6 +101,7 @@ export interface Peer {
 export async function startOurs(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Peer> {
   const srv: ServerProcess = await startServer(
     {
+      ...duckdbEnv(),
       SVC_DATA_DIR: dataDir,
       SVC_INIT_API_KEY: KEY,
       SVC_INIT_PROJECT_ID: PROJECT,
