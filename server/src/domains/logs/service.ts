@@ -15,7 +15,8 @@
  *   `timestamp_asc`, anything else 400; ties by log id in the same direction. `limit` default 50, 1 to
  *   1,000. The cursor is keyset, tied to the sort: a cursor of the other sort is 400.
  * - A record's fields: `log_id`, `timestamp`, `observed_at`, `severity` (normalized, absent when
- *   unknown), `severity_number`, `severity_text`, `body` (null when none), `trace_id`, `span_id`,
+ *   unknown), `severity_number`, `severity_text`, `body` (null when none; a GenAI event body is recorded
+ *   content: served as the content policy says, `body_withheld: true` when withheld), `trace_id`, `span_id`,
  *   `service_name`, `environment`, `scope_name`, `attributes`, `resource_attributes`; absent when
  *   not sent.
  * - `POST /logs/aggregate` (a read: only its refusals are audited; `project_id` in the query string as for
