@@ -239,6 +239,21 @@ describe('read: every log route applies agents:content:read and the read cell to
       ac.abort();
     }
   });
+  it('an open tail re-asks at each poll: a read cell denied after the tail opened stops its body search matching', async () => {
+    const { projectId, key } = await projectWithKey(t, SCOPES);
+    await setContentPolicy(t, projectId, gridRules('allow'));
+    const ac = new AbortController();
+    const ada = await fetch(`${base}/api/v1/stream/logs?q=ada`, { headers: { 'x-svc-api-key': key }, signal: ac.signal });
+    expect(ada.status).toBe(200);
+    try {
+      await setContentPolicy(t, projectId, gridRules((c, b) => (c === 'model_transcript' && b === 'read' ? 'deny' : 'allow')));
+      await new Promise((r) => setTimeout(r, 100));
+      await emit(key);
+      expect((await readLogs(ada, 2)).map((l) => l.body)).toEqual([TOOL, PLAIN]);
+    } finally {
+      ac.abort();
+    }
+  });
 });
 
 /** The first `n` `event: log` records of an SSE response (fails after 5 s), and a moment more to catch an extra one. */
