@@ -55,7 +55,7 @@ describe('POST /projects/{projectId}/content-erasures (on-demand subject erasure
       subject_kind: 'trace_id',
       subject_id: mine,
       status: 'completed',
-      counts: { spans: 1, span_events: 0, logs: 0, attributes: 2 },
+      counts: { spans: 1, span_events: 0, logs: 0, attributes: 2, log_bodies: 0 },
       content_classes: ['model_transcript', 'tool_arguments', 'replay_dom', 'person_properties', 'memory_item', 'group_properties'],
     });
     expect(e.requested_by).toMatch(/^(user|api_key):/);

@@ -42,7 +42,7 @@ export function erasureView(r: ErasureRecord) {
     requested_by: r.requestedBy,
     request_id: r.requestId,
     status: r.status,
-    counts: r.counts && { spans: r.counts.spans, span_events: r.counts.spanEvents, logs: r.counts.logs, attributes: r.counts.attributes },
+    counts: r.counts && { spans: r.counts.spans, span_events: r.counts.spanEvents, logs: r.counts.logs, attributes: r.counts.attributes, log_bodies: r.counts.bodies ?? 0 },
     detail_code: r.detailCode,
     created_at: r.createdAt,
     completed_at: r.completedAt,

@@ -47,8 +47,14 @@ export const ErasureView = Type.Object(
     request_id: Type.Union([Type.String(), Type.Null()]),
     status: Type.String({ description: '`running`, `completed`, or `failed` (send it again: erasing twice is safe)' }),
     counts: Type.Union(
-      [Type.Object({ spans: Type.Integer(), span_events: Type.Integer(), logs: Type.Integer(), attributes: Type.Integer() }, { additionalProperties: false }), Type.Null()],
-      { description: 'rows rewritten and attributes removed; null until done or when it failed' },
+      [
+        Type.Object(
+          { spans: Type.Integer(), span_events: Type.Integer(), logs: Type.Integer(), attributes: Type.Integer(), log_bodies: Type.Integer() },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      { description: 'rows rewritten, attributes removed and GenAI event log bodies removed; null until done or when it failed' },
     ),
     detail_code: Type.Union([Type.String(), Type.Null()]),
     created_at: Type.String(),

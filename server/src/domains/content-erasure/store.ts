@@ -9,6 +9,8 @@ export interface ErasureCounts {
   spanEvents: number;
   logs: number;
   attributes: number;
+  /** Log bodies removed; absent in erasures recorded before bodies were erased (none were). */
+  bodies?: number;
 }
 
 export interface ErasureRecord {

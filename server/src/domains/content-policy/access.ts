@@ -10,9 +10,10 @@
  */
 import { permissionDenied } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
-import { contentClassOf } from '../content/content-keys.js';
+import { CONTENT_CLASSES, contentClassOf } from '../content/content-keys.js';
 import type { KeyValue } from '../../ingest/otlp/decode.js';
-import { metadataMarker, type Boundary, type ContentClass, type Decider, type Decision, type Grid } from './model.js';
+import { isContentClass } from '../content/content-keys.js';
+import { isMetadataMarker, metadataMarker, sizeMarker, type Boundary, type ContentClass, type Decider, type Decision, type Grid } from './model.js';
 
 export { metadataMarker };
 
@@ -81,6 +82,24 @@ export function applyToAttributes(attrs: Record<string, unknown>, access: Conten
   }
   return out ?? attrs;
 }
+
+/**
+ * A stored log body of content class `cls` (null: an ordinary body, returned as is) as `access` lets it
+ * through: `allow` as stored, `allow_metadata` its size marker, `deny` null with `withheld` set. `bytes`
+ * is the stored body's UTF-8 size when `body` is only its beginning (log patterns). A class this version
+ * does not know is withheld.
+ */
+export function applyToBody<B extends string | null>(body: B, cls: string | null, access: ContentAccess, bytes?: number): { body: B | string | null; withheld: boolean } {
+  if (cls === null || body === null || access.allowsAll) return { body, withheld: false };
+  const d = isContentClass(cls) ? access.of(cls) : 'deny';
+  if (d === 'allow') return { body, withheld: false };
+  if (isContentClass(cls)) access.refused(cls, d);
+  if (d === 'deny') return { body: null, withheld: true };
+  return { body: bytes === undefined || isMetadataMarker(body) ? metadataMarker(body) : sizeMarker(bytes), withheld: false };
+}
+
+/** The classes `access` serves in full (a text search may match their bodies). */
+export const readableClasses = (access: ContentAccess): ContentClass[] => CONTENT_CLASSES.filter((c) => access.of(c) === 'allow');
 
 /** OTLP key-values (metric point attributes) as `access` lets them through; the same array when nothing changes. */
 export function applyToKeyValues(kvs: KeyValue[], access: ContentAccess, text: (kv: KeyValue) => unknown): KeyValue[] {

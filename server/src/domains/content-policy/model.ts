@@ -114,7 +114,10 @@ export function byteSize(v: unknown): number {
  */
 export function metadataMarker(v: unknown): string {
   if (typeof v === 'string' && MARKER.test(v)) return v;
-  return `[content withheld by policy: ${byteSize(v)} bytes]`;
+  return sizeMarker(byteSize(v));
 }
+
+/** The marker of a value of `bytes` bytes. */
+export const sizeMarker = (bytes: number): string => `[content withheld by policy: ${bytes} bytes]`;
 
 export const isMetadataMarker = (v: unknown): boolean => typeof v === 'string' && MARKER.test(v);

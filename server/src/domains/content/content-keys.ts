@@ -94,3 +94,40 @@ export function contentClassOf(key: string): ContentClass | undefined {
 }
 
 export const isRecordedContentKey = (key: string): boolean => contentClassOf(key) !== undefined;
+
+// ---- log bodies
+
+/**
+ * Log records whose *body* is recorded content: the events of the OpenTelemetry GenAI semantic
+ * conventions, named by the record's `event_name` (OTLP LogRecord field 12) or, from instrumentations
+ * written before that field existed, its `event.name` attribute. The message events (up to semantic
+ * conventions 1.36) put the message, its tool calls and their arguments, or a tool's result in the body;
+ * `gen_ai.client.inference.operation.details` puts the transcript in its attributes (classed by the key
+ * table above) and the body is classed too, in case an instrumentation puts it there. Names compare
+ * case-insensitively. Every other log body is an application's own text and not recorded content.
+ */
+export interface ContentEventRule {
+  convention: Convention;
+  /** Lower case. */
+  eventName: string;
+  contentClass: ContentClass;
+}
+
+export const CONTENT_EVENTS: readonly ContentEventRule[] = [
+  { convention: 'gen_ai', eventName: 'gen_ai.system.message', contentClass: 'model_transcript' },
+  { convention: 'gen_ai', eventName: 'gen_ai.user.message', contentClass: 'model_transcript' },
+  { convention: 'gen_ai', eventName: 'gen_ai.assistant.message', contentClass: 'model_transcript' },
+  { convention: 'gen_ai', eventName: 'gen_ai.choice', contentClass: 'model_transcript' },
+  { convention: 'gen_ai', eventName: 'gen_ai.tool.message', contentClass: 'tool_arguments' },
+  { convention: 'gen_ai', eventName: 'gen_ai.client.inference.operation.details', contentClass: 'model_transcript' },
+];
+
+const EVENTS = new Map(CONTENT_EVENTS.map((r) => [r.eventName, r.contentClass]));
+
+/** The content class of a log record's body by the record's event name, or undefined (an ordinary log body). */
+export function bodyClassOfEvent(eventName: string | null | undefined): ContentClass | undefined {
+  if (!eventName) return undefined;
+  return EVENTS.get(eventName) ?? EVENTS.get(eventName.toLowerCase());
+}
+
+export const isContentClass = (v: unknown): v is ContentClass => typeof v === 'string' && (CONTENT_CLASSES as readonly string[]).includes(v);

@@ -36,7 +36,11 @@ export const LogRecord = Type.Object(
     severity: Type.Optional(stringEnum<Severity>(SEVERITIES, { description: 'normalized severity; absent when the record states none' })),
     severity_number: Type.Optional(Type.Integer({ description: 'OTLP severity number 1..24, as sent' })),
     severity_text: Type.Optional(Type.String({ description: 'as sent' })),
-    body: Type.Union([Type.String(), Type.Null()], { description: 'string bodies as sent, other values as JSON text; null when none' }),
+    body: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'string bodies as sent, other values as JSON text; null when none. A GenAI event body is recorded content: as the content policy lets it be stored and read (a size marker under allow_metadata, null when withheld)',
+    }),
+    body_withheld: Type.Optional(Type.Literal(true, { description: 'the body is recorded content this reader is not served (the body is null)' })),
     trace_id: Type.Optional(Type.String()),
     span_id: Type.Optional(Type.String()),
     service_name: Type.Optional(Type.String()),
@@ -160,7 +164,12 @@ export const LogPatternsResponse = Type.Object({
       first_seen: RfcTime,
       last_seen: RfcTime,
       services: Type.Array(Type.String(), { description: 'services of the logs, sorted, at most 20' }),
-      example: Type.Object({ log_id: Type.String(), timestamp: RfcTime, body: Type.String({ description: 'the newest body, first 4,096 characters' }) }),
+      example: Type.Object({
+        log_id: Type.String(),
+        timestamp: RfcTime,
+        body: Type.Union([Type.String(), Type.Null()], { description: 'the newest body, first 4,096 characters; null when withheld' }),
+        body_withheld: Type.Optional(Type.Literal(true, { description: 'recorded content this reader is not served' })),
+      }),
     }),
     { description: 'largest count first, then pattern' },
   ),

@@ -15,7 +15,8 @@
  *   `timestamp_asc`, anything else 400; ties by log id in the same direction. `limit` default 50, 1 to
  *   1,000. The cursor is keyset, tied to the sort: a cursor of the other sort is 400.
  * - A record's fields: `log_id`, `timestamp`, `observed_at`, `severity` (normalized, absent when
- *   unknown), `severity_number`, `severity_text`, `body` (null when none), `trace_id`, `span_id`,
+ *   unknown), `severity_number`, `severity_text`, `body` (null when none; a GenAI event body is recorded
+ *   content: served as the content policy says, `body_withheld: true` when withheld), `trace_id`, `span_id`,
  *   `service_name`, `environment`, `scope_name`, `attributes`, `resource_attributes`; absent when
  *   not sent.
  * - `POST /logs/aggregate` (a read: only its refusals are audited; `project_id` in the query string as for
@@ -61,7 +62,7 @@ import {
   type WindowQuery,
 } from '../traces/query-rules.js';
 import { logPattern, patternId } from './patterns.js';
-import type { ContentAccess, ContentReadPolicy } from '../content-policy/access.js';
+import { applyToBody, readableClasses, type ContentAccess, type ContentReadPolicy } from '../content-policy/access.js';
 import { CONTENT_KEYS } from '../content/content-keys.js';
 
 const CONTENT_CLASSES_IN_TABLE = [...new Set(CONTENT_KEYS.map((r) => r.contentClass))];
@@ -80,6 +81,8 @@ export const MAX_VALUE_LENGTH = 256;
 export const PATTERN_BODY_CHARS = 4096;
 export const MAX_PATTERN_SERVICES = 20;
 export const CONTEXT_DEFAULT = 10;
+/** The pattern of the bodies a reader is not served (`deny` on read, or no agents:content:read). */
+export const WITHHELD_PATTERN = '[content withheld by policy]';
 
 export interface LogFilterInput {
   service?: string[];
@@ -112,6 +115,7 @@ export interface LogView {
   severity_number?: number;
   severity_text?: string;
   body: string | null;
+  body_withheld?: true;
   trace_id?: string;
   span_id?: string;
   service_name?: string;
@@ -128,6 +132,7 @@ export function logView(r: LogRow, showContent: ContentAccess): LogView {
   const attributes = visibleAttributes(parseAttributes(r.attributes), showContent, withheld);
   const resource = visibleAttributes(parseAttributes(r.resourceAttributes), showContent, withheld);
   const severity = severityName(r.severityRank);
+  const body = applyToBody(r.body, r.bodyClass, showContent);
   return {
     log_id: r.logId,
     timestamp: isoMicros(r.tsUs),
@@ -135,7 +140,8 @@ export function logView(r: LogRow, showContent: ContentAccess): LogView {
     ...(severity ? { severity } : {}),
     ...(r.severityNumber !== null && r.severityNumber > 0 ? { severity_number: r.severityNumber } : {}),
     ...(r.severityText ? { severity_text: r.severityText } : {}),
-    body: r.body,
+    body: body.body,
+    ...(body.withheld ? { body_withheld: true as const } : {}),
     ...(r.traceId ? { trace_id: r.traceId } : {}),
     ...(r.spanId ? { span_id: r.spanId } : {}),
     ...(r.serviceName !== null ? { service_name: r.serviceName } : {}),
@@ -147,7 +153,10 @@ export function logView(r: LogRow, showContent: ContentAccess): LogView {
   };
 }
 
-/** The shared filters, checked (a filter on a recorded-content attribute needs its class read in full). */
+/**
+ * The shared filters, checked (a filter on a recorded-content attribute needs its class read in full;
+ * the body text matches content bodies only of the classes read in full).
+ */
 export function logFilter(access: ContentAccess, input: LogFilterInput): LogFilter {
   const attrs = parseAttrFilters(input.attr);
   refuseContentKeys(access, attrs.map((a) => a.key));
@@ -155,6 +164,7 @@ export function logFilter(access: ContentAccess, input: LogFilterInput): LogFilt
     serviceNames: listParam(input.service),
     minSeverity: input.severity !== undefined ? severityRank(input.severity) : undefined,
     text: input.q?.toLowerCase(),
+    ...(input.q !== undefined ? { readableBodyClasses: readableClasses(access) } : {}),
     traceId: input.trace_id !== undefined ? normalizeId(input.trace_id) : undefined,
     attrs,
   };
@@ -321,15 +331,18 @@ export class LogsService {
       firstUs: number;
       lastUs: number;
       services: Set<string>;
-      example: { log_id: string; timestamp: string; body: string };
+      example: { log_id: string; timestamp: string; body: string | null; body_withheld?: true };
     }
     const groups = new Map<string, Group>();
     // Rows come newest first: the first of a pattern is its example.
     for (const r of read) {
-      const pattern = logPattern(r.body);
+      // A content body the reader is not served is grouped as its marker (size) or as withheld, never by its text.
+      const seen = applyToBody(r.body, r.bodyClass, access, r.bodyBytes);
+      const pattern = seen.withheld ? WITHHELD_PATTERN : logPattern(seen.body ?? '');
       let g = groups.get(pattern);
       if (!g) {
-        g = { pattern, count: 0, firstUs: r.tsUs, lastUs: r.tsUs, services: new Set(), example: { log_id: r.logId, timestamp: isoMicros(r.tsUs), body: r.body } };
+        const example = { log_id: r.logId, timestamp: isoMicros(r.tsUs), body: seen.body, ...(seen.withheld ? { body_withheld: true as const } : {}) };
+        g = { pattern, count: 0, firstUs: r.tsUs, lastUs: r.tsUs, services: new Set(), example };
         groups.set(pattern, g);
       }
       g.count++;

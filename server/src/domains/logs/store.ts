@@ -14,6 +14,11 @@ export interface LogFilter {
   minSeverity?: number;
   /** Lower-cased; a substring of the lower-cased body. */
   text?: string;
+  /**
+   * With `text`: the content classes whose bodies the text may match (those the reader is served in
+   * full); a content body of any other class never matches. Absent or empty: ordinary bodies only.
+   */
+  readableBodyClasses?: readonly string[];
   traceId?: string;
   logId?: string;
   attrs: AttrFilter[];
@@ -28,6 +33,8 @@ export interface LogRow {
   /** 1..6 or null. */
   severityRank: number | null;
   body: string | null;
+  /** The content class of a body that is recorded content (a GenAI event's), null for an ordinary body. */
+  bodyClass: string | null;
   traceId: string | null;
   spanId: string | null;
   serviceName: string | null;
@@ -116,8 +123,12 @@ export interface BodySample {
   tsUs: number;
   serviceName: string | null;
   severityRank: number | null;
-  /** At most the first `bodyChars` characters. */
+  /** At most the first `bodyChars` characters ('' when none). */
   body: string;
+  /** As in LogRow. */
+  bodyClass: string | null;
+  /** The whole stored body's UTF-8 size. */
+  bodyBytes: number;
 }
 
 export interface LogsStore {

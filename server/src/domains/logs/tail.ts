@@ -26,7 +26,7 @@
  * - The intervals are settings (`settings`, and the environment variables SVC_LOG_TAIL_POLL_MS,
  *   SVC_STREAM_RECHECK_MS, SVC_STREAM_HEARTBEAT_MS read at start), so tests can shorten them.
  */
-import type { ContentAccess } from '../content-policy/access.js';
+import { readableClasses, type ContentAccess } from '../content-policy/access.js';
 import { ApiError } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
 import { watchCredential, type CredentialRechecker } from '../../http/recheck.js';
@@ -170,15 +170,17 @@ export class LogTailService {
         // Reads up to the latest ingest time, so that a filter matching rarely does not make each poll
         // scan further back: when everything up to it was read, the tail moves past it.
         const latest = (await this.store.maxIngested(t.projectId)) ?? watermark;
+        // A body search matches the content bodies the reader is served in full now, not at the tail's start.
+        const early = t.filter.text !== undefined ? await t.content() : undefined;
         const rows = await this.store.tail({
           projectId: t.projectId,
-          filter: t.filter,
+          filter: early ? { ...t.filter, readableBodyClasses: readableClasses(early) } : t.filter,
           afterUs: watermark - s.overlapUs,
           upToUs: latest,
           exclude: [...seen.keys()],
           limit: s.batch,
         });
-        const access = rows.length > 0 ? await t.content() : undefined;
+        const access = rows.length > 0 ? (early ?? (await t.content())) : undefined;
         for (const r of rows) {
           if (sse.closed) return;
           seen.set(r.logId, r.ingestedUs);

@@ -7,11 +7,16 @@
  * valid trace_id and when it is 8 bytes, not all zero. `ts_us` is time_unix_nano, else
  * observed_time_unix_nano, else the ingest time; severity_number outside 1..24 is NULL (unspecified).
  *
+ * A body that is recorded content (a GenAI event's, by the record's event name: content-keys.ts) is
+ * stored as the project's `store` cell for its class says (body-content.ts); its class is kept with
+ * the row. Every other body is stored as sent.
+ *
  * Sampling (docs/agent-model.md): a record with a trace id follows its trace (kept exactly when the
  * trace's spans are); one without is kept. Dropped records are not rejected (see traces-convert.ts).
  */
 import type { LogRow } from '../../storage/telemetry/duckdb/logs-writer.js';
 import { attributesJson, bodyText, nanosToUs } from './attributes-json.js';
+import { bodyClassOf, storedBody } from './body-content.js';
 import type { ContentAccess } from '../../domains/content-policy/access.js';
 import type { KeyValue } from './decode.js';
 import { hexOf, validId, type LogRecordMessage, type SignalInput } from './signal-decode.js';
@@ -48,13 +53,15 @@ export function convertLogs(input: SignalInput<LogRecordMessage>, samplingRate: 
     const time = nanosToUs(rec.timeUnixNano);
     const observed = nanosToUs(rec.observedTimeUnixNano);
     const severity = rec.severityNumber ?? 0;
+    const bodyClass = bodyClassOf(rec);
     out.rows.push({
       logId: uuid(),
       tsUs: time > 0 ? time : observed > 0 ? observed : ingestedAtUs,
       observedUs: observed > 0 ? observed : null,
       severityNumber: Number.isInteger(severity) && severity >= 1 && severity <= 24 ? severity : null,
       severityText: rec.severityText || null,
-      body: bodyText(rec.body),
+      body: bodyClass === undefined ? bodyText(rec.body) : storedBody(bodyText(rec.body), bodyClass, store),
+      bodyClass: bodyClass ?? null,
       traceId,
       spanId: traceId !== null && validId(rec.spanId, 8) ? hexOf(rec.spanId) : null,
       serviceName: resource.serviceName,

@@ -57,7 +57,13 @@ describe('POST /v1/logs: stored rows', () => {
         expect(Number(r.ingested_at_us)).toBeGreaterThanOrEqual(before);
         expect(Number(r.ingested_at_us)).toBeLessThanOrEqual(after);
       }
-      const common = { service_name: 'pay', environment: 'staging', scope_name: 'payments', resource_attributes: '{"service.name":"pay","deployment.environment":"staging"}' };
+      const common = {
+        service_name: 'pay',
+        environment: 'staging',
+        scope_name: 'payments',
+        resource_attributes: '{"service.name":"pay","deployment.environment":"staging"}',
+        body_class: null, // ordinary application logs: no GenAI event name
+      };
       const [a, b, c] = stored.map(({ log_id, ingested_at_us, ...rest }) => (void log_id, { ...rest, ingested: ingested_at_us }));
       expect(a).toEqual({
         ts_us: String(T0 * 1000),

@@ -35,6 +35,8 @@ export interface LogRecordMessage {
   attributes: KeyValue[];
   traceId?: Uint8Array | null;
   spanId?: Uint8Array | null;
+  /** OTLP field 12 (`event_name`; `eventName` in OTLP JSON). */
+  eventName?: string | null;
 }
 /** The generated collector messages (also used by tests to build bodies and read responses). */
 export const otlpTraces = (otlpProto.collector as unknown as { trace: { v1: Record<string, MessageType<object>> } }).trace.v1 as {

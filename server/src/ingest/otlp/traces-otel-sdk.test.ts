@@ -196,7 +196,8 @@ describe('the OpenTelemetry JS logs SDK exporting to POST /v1/logs', () => {
       const stored = await rows(t, 'SELECT * EXCLUDE (project_id, log_id, observed_us, ingested_at_us, resource_attributes) FROM logs WHERE project_id = $p ORDER BY ts_us', {
         p: p.projectId,
       });
-      const common = { service_name: `logs-${format}`, environment: 'legacy-env', scope_name: 'svc-logger' };
+      // body_class null: application logs, not GenAI events (their bodies are not recorded content).
+      const common = { service_name: `logs-${format}`, environment: 'legacy-env', scope_name: 'svc-logger', body_class: null };
       expect(stored).toEqual([
         { ts_us: String(at * 1000), severity_number: 13, severity_text: 'WARN', body: 'disk almost full', trace_id: null, span_id: null, attributes: '{"disk.free_mb":120}', ...common },
         {

@@ -54,7 +54,7 @@ describe('ContentEraser', () => {
       { projectId: 'p2', at: '2026-01-10T00:00:00Z', attributes: { 'gen_ai.completion': 'y' } },
     ]);
     const r = await eraser.erase({ projectId: 'p2', classes: ['model_transcript'], beforeUs: Date.parse('2026-01-05T00:00:00Z') * 1000 });
-    expect(r).toEqual({ spans: 1, spanEvents: 1, logs: 1, attributes: 4 });
+    expect(r).toEqual({ spans: 1, spanEvents: 1, logs: 1, attributes: 4, bodies: 0 });
     const after = await attrsOf('p2');
     expect(after[old]['gen_ai.input.messages']).toBeUndefined();
     expect(after[fresh]['gen_ai.input.messages']).toBe(content['gen_ai.input.messages']);
@@ -74,6 +74,7 @@ describe('ContentEraser', () => {
       spanEvents: 0,
       logs: 1,
       attributes: 3,
+      bodies: 0,
     });
     let after = await attrsOf('p3');
     expect(after[s1]['gen_ai.input.messages']).toBeUndefined();
@@ -86,7 +87,7 @@ describe('ContentEraser', () => {
   it('another project\'s rows are never touched; a value that merely mentions a key is left alone', async () => {
     const [x] = await insertSpans(db, [{ projectId: 'p4', traceId: newTraceId(), start: '2026-01-01T00:00:00Z', attributes: content }]);
     await insertSpans(db, [{ projectId: 'p5', traceId: newTraceId(), start: '2026-01-01T00:00:00Z', attributes: { note: '"gen_ai.prompt is a key' } }]);
-    expect(await eraser.erase({ projectId: 'p5', classes: ['model_transcript'] })).toEqual({ spans: 0, spanEvents: 0, logs: 0, attributes: 0 });
+    expect(await eraser.erase({ projectId: 'p5', classes: ['model_transcript'] })).toEqual({ spans: 0, spanEvents: 0, logs: 0, attributes: 0, bodies: 0 });
     expect((await attrsOf('p4'))[x]).toEqual(content);
   });
 
@@ -101,5 +102,24 @@ describe('ContentEraser', () => {
   it('withoutClasses: undefined when nothing of the classes is there or the JSON is unreadable', () => {
     expect(withoutClasses('{"a":1}', new Set(['model_transcript']))).toBeUndefined();
     expect(withoutClasses('not json', new Set(['model_transcript']))).toBeUndefined();
+  });
+
+  it('a GenAI event log body of an erased class becomes null (retention cut-off); a row rewritten both ways counts once in logs', async () => {
+    const [both, bodyOnly, fresh, tool, plain] = await insertLogs(db, [
+      { projectId: 'p6', at: '2026-01-01T00:00:00Z', body: 'hi model', bodyClass: 'model_transcript', attributes: { 'gen_ai.prompt': 'x', level: 'info' } },
+      { projectId: 'p6', at: '2026-01-01T00:00:01Z', body: 'the answer', bodyClass: 'model_transcript' },
+      { projectId: 'p6', at: '2026-01-10T00:00:00Z', body: 'too new', bodyClass: 'model_transcript' },
+      { projectId: 'p6', at: '2026-01-01T00:00:02Z', body: '{"r":1}', bodyClass: 'tool_arguments' },
+      { projectId: 'p6', at: '2026-01-01T00:00:03Z', body: 'plain text' },
+    ]);
+    const scope = { projectId: 'p6', classes: ['model_transcript' as const], beforeUs: Date.parse('2026-01-05T00:00:00Z') * 1000 };
+    expect(await eraser.mayHaveContent({ ...scope, projectId: 'p6' })).toBe(true);
+    expect(await eraser.erase(scope)).toEqual({ spans: 0, spanEvents: 0, logs: 2, attributes: 1, bodies: 2 });
+    const bodies = Object.fromEntries(
+      (await db.read((c) => rows(c, "SELECT log_id, body FROM logs WHERE project_id = 'p6'", {}))).map((r) => [r[0] as string, r[1] as string | null]),
+    );
+    expect([bodies[both], bodies[bodyOnly], bodies[fresh], bodies[tool], bodies[plain]]).toEqual([null, null, 'too new', '{"r":1}', 'plain text']);
+    expect(await eraser.mayHaveContent(scope)).toBe(false);
+    expect(await eraser.erase(scope)).toEqual({ spans: 0, spanEvents: 0, logs: 0, attributes: 0, bodies: 0 });
   });
 });

@@ -4,13 +4,14 @@
  * span, span-event and log rows in scope; everything else of the row (times, ids, the derived agent
  * columns, tokens, costs) stays. A scope is a project, the classes, and either a cut-off time (retention:
  * rows that started before it) or one subject (a session, a trace, or an end user named by `enduser.id`
- * or `user.id`), or both.
+ * or `user.id`), or both. A log body that is recorded content of a class being erased (its `body_class`,
+ * set at ingest from the GenAI event name) is removed too: the body becomes NULL, the record stays.
  *
  * Rows are picked in SQL by a cheap substring test on the attribute JSON, then rewritten here (the key
  * table has prefixes and case-insensitive matches SQL cannot say exactly). Span rows are rewritten under
  * the trace-delete gate, so no span ingest transaction is open meanwhile.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { CONTENT_KEYS, contentClassOf, type ContentClass } from '../../../domains/content/content-keys.js';
 import type { TelemetryDb } from './open.js';
 import { traceDeleteGate } from './spans-writer.js';
@@ -33,6 +34,8 @@ export interface EraseCounts {
   logs: number;
   /** Attributes removed in all. */
   attributes: number;
+  /** Log bodies removed (their rows are counted in `logs` too). */
+  bodies: number;
 }
 
 const PAGE = 500;
@@ -51,14 +54,21 @@ export class ContentEraser {
         const { where, p } = scopeOf(table, scope);
         if ((await rows(c, `SELECT 1 FROM ${table.from} WHERE ${where} LIMIT 1`, p)).length) return true;
       }
-      return false;
+      const { where, p } = bodiesOf(scope);
+      return (await rows(c, `SELECT 1 FROM logs l WHERE ${where} LIMIT 1`, p)).length > 0;
     });
   }
 
   async erase(scope: EraseScope): Promise<EraseCounts> {
-    const counts: EraseCounts = { spans: 0, spanEvents: 0, logs: 0, attributes: 0 };
+    const counts: EraseCounts = { spans: 0, spanEvents: 0, logs: 0, attributes: 0, bodies: 0 };
     if (scope.classes.length === 0) return counts;
     const classes = new Set(scope.classes);
+    // Content bodies of the classes first; their rows count once in `logs` with the attribute rewrites below.
+    const b = bodiesOf(scope);
+    const bodyRows = new Set(
+      (await this.db.read((c) => rows(c, `UPDATE logs l SET body = NULL WHERE ${b.where} RETURNING log_id`, b.p))).map((r) => r[0] as string),
+    );
+    counts.bodies = counts.logs = bodyRows.size;
     const gate = traceDeleteGate(this.db);
     for (const table of TABLES) {
       const { where, p } = scopeOf(table, scope);
@@ -79,6 +89,7 @@ export class ContentEraser {
             }
             changes.push({ key: r.slice(0, table.key.length), json: next.json });
             removed += next.removed;
+            if (table === LOGS && bodyRows.has(r[0] as string)) changed--;
           }
           if (changes.length) {
             // One statement a page: the new attributes joined by the row key.
@@ -108,6 +119,21 @@ export class ContentEraser {
     }
     return counts;
   }
+}
+
+/** The WHERE clause of the log rows in scope whose body is content of the classes. */
+function bodiesOf(scope: EraseScope): { where: string; p: Params } {
+  const p: Params = { project: scope.projectId, bodyclasses: listValue([...scope.classes]) };
+  const where = ['l.project_id = $project', 'l.body IS NOT NULL', 'list_contains($bodyclasses, l.body_class)'];
+  if (scope.beforeUs !== undefined) {
+    where.push('l.ts_us < $before');
+    p.before = BigInt(scope.beforeUs);
+  }
+  if (scope.subject) {
+    where.push(LOGS.subject(scope.subject.kind));
+    p.subject = scope.subject.id;
+  }
+  return { where: where.join(' AND '), p };
 }
 
 /** The WHERE clause of a table's rows in scope that may hold content of the classes, and its parameters. */
@@ -144,6 +170,21 @@ const ENDUSER = (alias: string) =>
 const SUBJECT_SPANS = (kind: ErasureSubjectKind) =>
   kind === 'session_key' ? 's.session_key = $subject' : kind === 'trace_id' ? 's.trace_id = $subject' : ENDUSER('s');
 
+const LOGS: Table = {
+  name: 'logs',
+  alias: 'l',
+  from: 'logs l',
+  key: ['log_id'],
+  time: 'ts_us',
+  count: 'logs',
+  subject: (kind) =>
+    kind === 'trace_id'
+      ? 'l.trace_id = $subject'
+      : kind === 'enduser_id'
+        ? ENDUSER('l')
+        : `l.trace_id IN (SELECT s.trace_id FROM spans s WHERE s.project_id = l.project_id AND s.session_key = $subject)`,
+};
+
 const TABLES: Table[] = [
   {
     name: 'spans',
@@ -164,20 +205,7 @@ const TABLES: Table[] = [
     subject: (kind) =>
       `EXISTS (SELECT 1 FROM spans s WHERE s.project_id = e.project_id AND s.trace_id = e.trace_id AND s.span_id = e.span_id AND ${SUBJECT_SPANS(kind)})`,
   },
-  {
-    name: 'logs',
-    alias: 'l',
-    from: 'logs l',
-    key: ['log_id'],
-    time: 'ts_us',
-    count: 'logs',
-    subject: (kind) =>
-      kind === 'trace_id'
-        ? 'l.trace_id = $subject'
-        : kind === 'enduser_id'
-          ? ENDUSER('l')
-          : `l.trace_id IN (SELECT s.trace_id FROM spans s WHERE s.project_id = l.project_id AND s.session_key = $subject)`,
-  },
+  LOGS,
 ];
 
 /** The attribute JSON without the keys of these classes, or undefined when it has none. */

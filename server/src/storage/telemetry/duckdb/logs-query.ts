@@ -32,7 +32,7 @@ const SEV_RANK = `(CASE WHEN severity_number BETWEEN 1 AND 24 THEN (severity_num
   ELSE (CASE regexp_replace(lower(trim(severity_text)), '[0-9]+$', '') ${textCases} ELSE NULL END) END)`;
 
 const COLUMNS = `log_id, ts_us, observed_us, severity_number, severity_text, ${SEV_RANK} AS sev, body, trace_id, span_id,
-  service_name, environment, scope_name, attributes, resource_attributes, ingested_at_us`;
+  service_name, environment, scope_name, attributes, resource_attributes, ingested_at_us, body_class`;
 
 function logRow(r: unknown[]): LogRow {
   return {
@@ -51,6 +51,7 @@ function logRow(r: unknown[]): LogRow {
     attributes: r[12] as string,
     resourceAttributes: r[13] as string,
     ingestedUs: num(r[14]),
+    bodyClass: str(r[15]),
   };
 }
 
@@ -77,6 +78,12 @@ function conditions(projectId: string, f: LogFilter, params: Params, window?: { 
   if (f.text !== undefined) {
     conds.push('strpos(lower(coalesce(body, \'\')), $text) > 0');
     params.text = f.text;
+    // A content body matches only when the reader is served its class in full.
+    const readable = f.readableBodyClasses ?? [];
+    if (readable.length) {
+      conds.push('(body_class IS NULL OR list_contains($bodyclasses, body_class))');
+      params.bodyclasses = listValue([...readable]);
+    } else conds.push('body_class IS NULL');
   }
   if (f.traceId !== undefined) {
     conds.push('trace_id = $trace');
@@ -238,7 +245,7 @@ export class DuckDbLogsQuery implements LogsStore {
   bodies(q: { projectId: string; filter: LogFilter; fromUs: number; toUs: number; limit: number; bodyChars: number }): Promise<BodySample[]> {
     const params: Params = { limit: BigInt(q.limit + 1), chars: BigInt(q.bodyChars) };
     const conds = conditions(q.projectId, q.filter, params, q);
-    const sql = `SELECT log_id, ts_us, service_name, ${SEV_RANK}, left(coalesce(body, ''), $chars)
+    const sql = `SELECT log_id, ts_us, service_name, ${SEV_RANK}, left(coalesce(body, ''), $chars), body_class, strlen(coalesce(body, ''))
       FROM logs WHERE ${conds.join(' AND ')} ORDER BY ts_us DESC, log_id DESC LIMIT $limit`;
     return this.db.read(async (c) =>
       (await rows(c, sql, params)).map((r) => ({
@@ -247,6 +254,8 @@ export class DuckDbLogsQuery implements LogsStore {
         serviceName: str(r[2]),
         severityRank: r[3] === null ? null : num(r[3]),
         body: r[4] as string,
+        bodyClass: str(r[5]),
+        bodyBytes: num(r[6]),
       })),
     );
   }

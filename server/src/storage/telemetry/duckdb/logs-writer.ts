@@ -19,6 +19,7 @@ const logColumns = (projectId: string, ingestedAtUs: number): ColumnGetters<LogR
   severity_number: (r) => r.severityNumber,
   severity_text: (r) => r.severityText,
   body: (r) => r.body,
+  body_class: (r) => r.bodyClass,
   trace_id: (r) => r.traceId,
   span_id: (r) => r.spanId,
   service_name: (r) => r.serviceName,

@@ -136,7 +136,13 @@ export const TELEMETRY_SCHEMA = [
      scope_name VARCHAR,
      attributes VARCHAR NOT NULL,      -- JSON object
      resource_attributes VARCHAR NOT NULL,
-     ingested_at_us BIGINT NOT NULL)`,
+     ingested_at_us BIGINT NOT NULL,
+     body_class VARCHAR)`,
+  // body_class: the content class of a body that is recorded content (a GenAI event's body, by the
+  // record's event name: domains/content/content-keys.ts), NULL for an ordinary log body. Decided at
+  // ingest; reads, body search and erasure go by it. Data files written before the column existed get
+  // it here, NULL in every old row. Last, so that upgraded tables have the same column order.
+  `ALTER TABLE logs ADD COLUMN IF NOT EXISTS body_class VARCHAR`,
   // A durable trace delete (spec 1 Authentication rule 10): the trace's rows are removed in the same
   // transaction, and ingestion leaves out every later or retried span of the trace (spans-writer.ts).
   `CREATE TABLE IF NOT EXISTS trace_tombstones (

@@ -112,6 +112,8 @@ export interface LogSpec {
   severityNumber?: number | null;
   severityText?: string | null;
   body?: string | null;
+  /** The content class of a GenAI event body (null: an ordinary body). */
+  bodyClass?: string | null;
   traceId?: string | null;
   spanId?: string | null;
   service?: string | null;
@@ -132,8 +134,8 @@ export async function insertLogs(db: TelemetryDb, specs: LogSpec[]): Promise<str
     const service = l.service === undefined ? 'api' : l.service;
     await db.writer.run(
       `INSERT INTO logs (project_id, log_id, ts_us, observed_us, severity_number, severity_text, body, trace_id, span_id, service_name,
-         environment, scope_name, attributes, resource_attributes, ingested_at_us)
-       VALUES ($project, $id, $ts, $observed, $sevn, $sevt, $body, $trace, $span, $service, $env, $scope, $attrs, $res, $ingested)`,
+         environment, scope_name, attributes, resource_attributes, ingested_at_us, body_class)
+       VALUES ($project, $id, $ts, $observed, $sevn, $sevt, $body, $trace, $span, $service, $env, $scope, $attrs, $res, $ingested, $bodyclass)`,
       {
         project: l.projectId,
         id: logId,
@@ -150,6 +152,7 @@ export async function insertLogs(db: TelemetryDb, specs: LogSpec[]): Promise<str
         attrs: JSON.stringify(l.attributes ?? {}),
         res: JSON.stringify({ ...(service !== null ? { 'service.name': service } : {}), ...(l.resource ?? {}) }),
         ingested: BigInt(l.ingestedAt !== undefined ? us(l.ingestedAt) : us(l.at)),
+        bodyclass: l.bodyClass ?? null,
       },
       {
         ts: BIGINT,
@@ -163,6 +166,7 @@ export async function insertLogs(db: TelemetryDb, specs: LogSpec[]): Promise<str
         env: VARCHAR,
         scope: VARCHAR,
         ingested: BIGINT,
+        bodyclass: VARCHAR,
       },
     );
   }
