@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { TELEMETRY_SCHEMA } from './schema.js';
+import { addLogBodyClass, lacksColumn } from './schema-upgrades.js';
 
 export interface TelemetryDb {
   instance: DuckDBInstance;
@@ -35,6 +36,7 @@ export async function openTelemetryDb(opts: { dataDir?: string; memory?: boolean
   // stalled ingest commits for 0.5-2 s every few seconds under span load. A larger WAL costs a longer
   // replay after a crash, nothing in durability (every commit is still in the WAL before its 2xx).
   await writer.run("SET checkpoint_threshold = '256MB'");
+  if (await lacksColumn(writer, 'logs', 'body_class')) await addLogBodyClass(writer);
   for (const stmt of TELEMETRY_SCHEMA) await writer.run(stmt);
   const idle: DuckDBConnection[] = [];
   const waiting: ((c: DuckDBConnection) => void)[] = [];

@@ -1,0 +1,40 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openTelemetryDb } from './open.js';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+describe('a telemetry file written before log bodies were classified', () => {
+  it('gets logs.body_class at open, and its GenAI event bodies named by the event.name attribute are classified; other logs stay ordinary', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-upgrade-'));
+    dirs.push(dataDir);
+    // The file as the previous version left it: the current schema without the column.
+    let db = await openTelemetryDb({ dataDir });
+    await db.writer.run('ALTER TABLE logs DROP COLUMN body_class');
+    const row = (id: string, body: string | null, attrs: object) =>
+      `('p1', '${id}', 1, NULL, 9, 'INFO', ${body === null ? 'NULL' : `'${body}'`}, NULL, NULL, 'svc', NULL, NULL, '${JSON.stringify(attrs)}', '{}', 1)`;
+    await db.writer.run(`INSERT INTO logs VALUES
+      ${row('user', 'what is the weather', { 'event.name': 'gen_ai.user.message' })},
+      ${row('choice', '{"message":"sunny"}', { 'event.name': 'GEN_AI.CHOICE' })},
+      ${row('tool', '{"content":"22C"}', { 'event.name': 'gen_ai.tool.message' })},
+      ${row('plain', 'GET /orders 200', { 'http.route': '/orders' })},
+      ${row('other-event', 'clicked', { 'event.name': 'browser.click' })},
+      ${row('no-body', null, { 'event.name': 'gen_ai.user.message' })}`);
+    await db.close();
+
+    db = await openTelemetryDb({ dataDir });
+    const classes = Object.fromEntries(
+      (await db.writer.runAndReadAll('SELECT log_id, body_class FROM logs ORDER BY log_id')).getRowsJS().map(([id, c]) => [id, c]),
+    );
+    expect(classes).toEqual({ user: 'model_transcript', choice: 'model_transcript', tool: 'tool_arguments', plain: null, 'other-event': null, 'no-body': null });
+    await db.close();
+
+    // Opening again changes nothing (the upgrade ran once, in the transaction that added the column).
+    db = await openTelemetryDb({ dataDir });
+    expect((await db.writer.runAndReadAll("SELECT count(*) FROM logs WHERE body_class IS NOT NULL")).getRowsJS()).toEqual([[3n]]);
+    await db.close();
+  });
+});
