@@ -38,7 +38,9 @@ function toApiError(err: FastifyError, req: FastifyRequest): ApiError | undefine
       return new ApiError(
         413,
         'payload_too_large',
-        `request body is larger than the limit of ${req.routeOptions.bodyLimit ?? 'the server'} bytes (SVC_BODY_LIMIT_BYTES sets it for the REST API)`,
+        `request body is larger than the limit of ${req.routeOptions.bodyLimit ?? 'the server'} bytes (${
+          req.routeOptions.config?.telemetryWrite ? 'SVC_OTLP_BODY_LIMIT_BYTES sets it for the OTLP routes' : 'SVC_BODY_LIMIT_BYTES sets it for the REST API'
+        })`,
         { limit_bytes: req.routeOptions.bodyLimit },
       );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -6,6 +6,9 @@ import { TIME_DESCRIPTION } from '../../http/time.js';
 import { MAX_ATTR_KEYS, MAX_ATTR_VALUES, TRACE_ID_PATTERN } from './query-rules.js';
 import { SPAN_STATUSES, type SpanStatus } from './store.js';
 
+/** The largest duration filter: 10^12 ms (~31 years); a larger one would not fit the store's microsecond integers. */
+export const MAX_DURATION_MS = 1e12;
+
 export const Time = Type.String({ description: TIME_DESCRIPTION });
 export const WindowQuery = {
   since: Type.Optional(Type.String({ description: `${Time.description}; window start (inclusive), default until minus 24 hours` })),
@@ -62,8 +65,8 @@ export const SearchTracesQuery = Type.Object(
     service: ServiceQuery,
     name: Type.Optional(Type.String({ minLength: 1, description: 'exact span name' })),
     status: Type.Optional(stringEnum<SpanStatus>(SPAN_STATUSES, { description: 'span status code' })),
-    min_duration_ms: Type.Optional(Type.Number({ minimum: 0, description: 'trace duration at least this (ms, fractional allowed)' })),
-    max_duration_ms: Type.Optional(Type.Number({ minimum: 0, description: 'trace duration at most this (ms, fractional allowed)' })),
+    min_duration_ms: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_DURATION_MS, description: `trace duration at least this (ms, fractional allowed; 0 to ${MAX_DURATION_MS})` })),
+    max_duration_ms: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_DURATION_MS, description: `trace duration at most this (ms, fractional allowed; 0 to ${MAX_DURATION_MS})` })),
     attr: AttrQuery,
   },
   { additionalProperties: false },

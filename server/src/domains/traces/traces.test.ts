@@ -179,7 +179,7 @@ describe('traces and services', () => {
       seen.push(...ids(second));
       expect(seen).toEqual([...traces].reverse());
       expect(ids(await get(key, '/traces?limit=3'))).toEqual(traces.slice(-3).reverse());
-      for (const q of ['limit=0', 'limit=101', 'limit=abc', 'cursor=a&cursor=b', 'cursor=!!', 'status=failed', 'attr=novalue', 'attr=9bad=1', 'min_duration_ms=x', 'min_duration_ms=5&max_duration_ms=1', 'unknown=1']) {
+      for (const q of ['limit=0', 'limit=101', 'limit=abc', 'cursor=a&cursor=b', 'cursor=!!', 'status=failed', 'attr=novalue', 'attr=9bad=1', 'min_duration_ms=x', 'min_duration_ms=5&max_duration_ms=1', 'min_duration_ms=1e16', 'max_duration_ms=1e300', 'min_duration_ms=99999999999999999999', 'max_duration_ms=1e400', 'min_duration_ms=-1', 'unknown=1']) {
         const r = await get(key, `/traces?${q}`);
         expect(r.statusCode, q).toBe(400);
         expect(r.json().error).toBe('invalid_request');

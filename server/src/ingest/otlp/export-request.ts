@@ -277,6 +277,7 @@ export function jsonInput<I>(bytes: Uint8Array, kind: RequestKind<I>, fixItem?: 
     return treeInput(kind.request.fromObject(o) as Record<string, unknown>, kind.levels);
   } catch (e) {
     if (e instanceof TooDeep) throw invalidRequest(e.message);
+    if (e instanceof OutOfRange) throw invalidRequest(`request body is not a valid OTLP JSON ${kind.name}: ${e.message}`);
     throw invalidRequest(`request body is not a valid OTLP JSON ${kind.name}: ${reason(e, kind)}`);
   }
 }
@@ -318,6 +319,31 @@ const camel = (k: string) => k.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUp
  * In place: snake_case keys become lowerCamelCase (the camelCase one wins when both are sent); `drop` goes.
  * Nesting deeper than any valid request is refused here, before `fromObject` recurses.
  */
+/** The 64-bit integer fields of the OTLP messages (JSON carries them as decimal strings or numbers). */
+const SIGNED_64 = new Set(['intValue', 'asInt']);
+const UNSIGNED_64 = new Set(['timeUnixNano', 'startTimeUnixNano', 'endTimeUnixNano', 'observedTimeUnixNano', 'count', 'zeroCount', 'bucketCounts']);
+const MAX_U64 = 2n ** 64n - 1n;
+const MIN_S64 = -(2n ** 63n);
+const MAX_S64 = 2n ** 63n - 1n;
+
+/** Thrown when a 64-bit field's value does not fit it (the generated code would wrap or clamp it silently). */
+class OutOfRange extends Error {}
+
+/** Refuses an integer outside the field's 64-bit range; other forms are left to the generated code's own checks. */
+function check64(field: string, v: unknown): void {
+  let n: bigint;
+  if (typeof v === 'string' && /^[+-]?\d+$/.test(v.trim())) n = BigInt(v.trim());
+  else if (typeof v === 'number' && Number.isFinite(v) && Number.isInteger(v)) n = BigInt(v);
+  else if (typeof v === 'number' && !Number.isFinite(v)) throw new OutOfRange(`${snake(field)} must be an integer; got ${v}`);
+  else return;
+  const [lo, hi, what] = SIGNED_64.has(field) ? [MIN_S64, MAX_S64, 'a signed 64-bit integer'] : [0n, MAX_U64, 'an unsigned 64-bit integer'];
+  if (n < lo || n > hi) throw new OutOfRange(`${snake(field)} is out of range: ${String(v).slice(0, 40)} does not fit ${what}`);
+}
+
+function snake(camelName: string): string {
+  return camelName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
 function normalizeJson(v: unknown, drop: string, depth = 0): unknown {
   if (v === null || typeof v !== 'object') return v;
   if (depth > MAX_JSON_DEPTH)
@@ -335,10 +361,14 @@ function normalizeJson(v: unknown, drop: string, depth = 0): unknown {
       continue;
     }
     const value = normalizeJson(o[k], drop, depth + 1);
+    const field = k.includes('_') ? camel(k) : k;
+    if (SIGNED_64.has(field) || UNSIGNED_64.has(field)) {
+      if (Array.isArray(value)) for (const x of value) check64(field, x);
+      else check64(field, value);
+    }
     if (k.includes('_')) {
       delete o[k];
-      const c = camel(k);
-      if (!Object.prototype.hasOwnProperty.call(o, c)) o[c] = value;
+      if (!Object.prototype.hasOwnProperty.call(o, field)) o[field] = value;
     } else o[k] = value;
   }
   return o;

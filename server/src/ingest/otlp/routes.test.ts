@@ -243,6 +243,7 @@ describe('POST /v1/metrics: refusals', () => {
       const raw = await postMetrics(small, big, {});
       expect(raw.statusCode).toBe(413);
       expect(raw.json().error).toBe('payload_too_large');
+      expect(raw.json().message).toContain('SVC_OTLP_BODY_LIMIT_BYTES sets it for the OTLP routes');
       const zipped = protobuf(big);
       expect(gzipSync(zipped).length).toBeLessThan(2048);
       const inflated = await postMetrics(small, big, { gzip: true, query: `project_id=${small.projectId}` });

@@ -56,6 +56,7 @@ function invalidity(s: SpanMessage, startUs: number, endUs: number): string | nu
   if (!validId(s.traceId, 16)) return `${spanLabel(s)}: trace_id must be 16 bytes (32 hex digits in JSON) and not all zero`;
   if (!validId(s.spanId, 8)) return `${spanLabel(s)}: span_id must be 8 bytes (16 hex digits in JSON) and not all zero`;
   if (!noId(s.parentSpanId) && s.parentSpanId!.length !== 8) return `${spanLabel(s)}: parent_span_id must be empty or 8 bytes (16 hex digits in JSON)`;
+  if (Number.isNaN(startUs)) return `${spanLabel(s)}: start_time_unix_nano is not a time (an unsigned 64-bit count of nanoseconds)`;
   if (!(startUs > 0)) return `${spanLabel(s)}: start_time_unix_nano is 0 (or missing)`;
   if (!(endUs >= startUs)) return `${spanLabel(s)}: end_time_unix_nano is before start_time_unix_nano (or missing)`;
   return null;

@@ -292,6 +292,35 @@ describe('POST /v1/traces: partial success', () => {
     expect(await spansOf(p.projectId)).toEqual([]);
   });
 
+  it('OTLP/JSON 64-bit integers outside their range are refused (400, nothing stored), never wrapped or clamped into another value', async () => {
+    const p = await project();
+    const tid = traceId();
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ startTimeUnixNano: '99999999999999999999999' }, /start_time_unix_nano is out of range: 99999999999999999999999 does not fit an unsigned 64-bit integer/],
+      [{ start_time_unix_nano: '18446744073709551616' }, /start_time_unix_nano is out of range/],
+      [{ endTimeUnixNano: '-5' }, /end_time_unix_nano is out of range: -5/],
+      [{ startTimeUnixNano: 1e30 }, /start_time_unix_nano is out of range/],
+      [{ attributes: [{ key: 'gen_ai.usage.input_tokens', value: { intValue: '99999999999999999999999' } }] }, /int_value is out of range: .* a signed 64-bit integer/],
+      [{ attributes: [{ key: 'n', value: { intValue: '-9223372036854775809' } }] }, /int_value is out of range/],
+      [{ events: [{ name: 'e', timeUnixNano: '18446744073709551616' }] }, /time_unix_nano is out of range/],
+    ];
+    for (const [raw, message] of cases) {
+      const res = await postTraces(t, traceRequest({}, [span({ traceId: tid, name: 'x', startMs: T0, raw })]), { key: p.key, format: 'json' });
+      expect(res.statusCode, JSON.stringify(raw)).toBe(400);
+      expect(res.json().error).toBe('invalid_request');
+      expect(res.json().message).toMatch(message);
+    }
+    // The edges of the ranges are accepted as they are.
+    const edge = await postTraces(
+      t,
+      traceRequest({}, [span({ traceId: tid, name: 'edge', startMs: T0, raw: { attributes: [{ key: 'big', value: { intValue: '9223372036854775807' } }, { key: 'small', value: { intValue: '-9223372036854775808' } }] } })]),
+      { key: p.key, format: 'json' },
+    );
+    expect(edge.statusCode).toBe(200);
+    expect(await spansOf(p.projectId, 'name, attributes')).toEqual([{ name: 'edge', attributes: expect.stringContaining('"big":"9223372036854775807"') }]);
+    expect((await spansOf(p.projectId, 'attributes'))[0].attributes).toContain('"small":"-9223372036854775808"');
+  });
+
   it('a context event that is not accepted: stored as a plain span event, span not rejected, counted in the message', async () => {
     const p = await project();
     const tid = traceId();
