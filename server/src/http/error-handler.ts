@@ -24,6 +24,11 @@ function validationMessage(context: string | undefined, errors: AjvLikeError[]):
   const where = `${context ?? 'request'}${(e.instancePath ?? '').replace(/\//g, '.')}`;
   if (e.keyword === 'additionalProperties') return `${where} has an unknown field "${String(e.params?.additionalProperty)}"`;
   if (e.keyword === 'enum') return `${where} must be one of: ${(e.params?.allowedValues as unknown[]).join(', ')}`;
+  // A union of literals fails on each branch: the allowed values are the consts reported for the same place.
+  if (e.keyword === 'const') {
+    const allowed = errors.filter((x) => x.keyword === 'const' && x.instancePath === e.instancePath).map((x) => String(x.params?.allowedValue));
+    return `${where} must be ${allowed.length > 1 ? 'one of: ' : ''}${[...new Set(allowed)].join(', ')}`;
+  }
   if (e.keyword === 'required') return `${where} is missing required field "${String(e.params?.missingProperty)}"`;
   if (e.keyword === 'format') return `${where} must be a valid ${String(e.params?.format)}`;
   return `${where} ${e.message ?? 'is invalid'}`;
