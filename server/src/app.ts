@@ -1,4 +1,5 @@
 /** buildApp(ctx) -> a Fastify instance with every route; no listen() here. */
+import { refuseBadText } from './http/text.js';
 import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
@@ -92,6 +93,11 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     for (const method of [r.method].flat()) if (method !== 'HEAD') declared.push({ method, url: r.url, config: { auth: r.config?.auth, scope: r.config?.scope, accepts: r.config?.accepts, foreignProject: r.config?.foreignProject }, takesBody: r.schema?.body !== undefined });
   });
   registerErrorHandling(app);
+  // Text no store can keep as sent (NUL, unpaired surrogates) is refused before validation (http/text.ts);
+  // OTLP bodies are bytes, read by their own decoders.
+  app.addHook('preValidation', async (req) => {
+    if (req.body !== null && typeof req.body === 'object') refuseBadText(req.body);
+  });
   // The job runner's loop is started by main.ts; closing the app stops it (running jobs end or give their lease back).
   app.addHook('onClose', async () => ctx.jobs.stop());
   // Shared shapes, each a named component of the OpenAPI description (#/components/schemas/<$id>).

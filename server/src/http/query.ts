@@ -40,6 +40,7 @@ export function splitQuery(raw: string): QueryPair[] {
     const value = decodeComponent(rawValue);
     let malformed: string | undefined;
     if (segment.includes(';')) malformed = 'unescaped ";" in query string (encode it as %3B)';
+    else if (key?.includes('\u0000') || value?.includes('\u0000')) malformed = 'a query parameter contains a NUL character (%00), which no text field takes';
     else if (key === undefined || value === undefined) malformed = 'invalid percent escape in query string';
     pairs.push({ key: key ?? rawKey, value: value ?? rawValue, malformed, rawKey });
   }
