@@ -1,7 +1,7 @@
 /**
  * Writes ingested spans, their events and the agent sightings they carry, with group commit
  * (rows-writer.ts): one transaction per batch of requests holds the `spans` and `span_events` rows and the
- * `agent_sightings` upsert, and a request is answered only after that transaction committed.
+ * `agent_sightings` and `agent_sighting_environments` upserts, and a request is answered only after that transaction committed.
  *
  * Deleted traces stay deleted (spec 1 Authentication rule 10; ARCHITECTURE: durable deletions are
  * tombstones that also hide later or retried copies). `DELETE /traces/{id}` writes a `trace_tombstones`
@@ -48,6 +48,8 @@ export interface Credential {
 export interface Sighting {
   traceId: string;
   observationKey: string;
+  /** The deployment environment of the span's resource; null when it names none (or ""). */
+  environment: string | null;
 }
 
 export interface SpanBatch {
@@ -177,6 +179,26 @@ function sightingsUpsertSql(rows: number): string {
   );
 }
 
+function environmentsUpsertSql(rows: number): string {
+  return (
+    'INSERT INTO agent_sighting_environments (project_id, observation_key, environment, first_seen_us, last_seen_us, sighting_count) VALUES ' +
+    new Array(rows).fill('(?, ?, ?, ?, ?, ?)').join(', ') +
+    ' ON CONFLICT (project_id, observation_key, environment) DO UPDATE SET' +
+    ' first_seen_us = least(agent_sighting_environments.first_seen_us, excluded.first_seen_us),' +
+    ' last_seen_us = greatest(agent_sighting_environments.last_seen_us, excluded.last_seen_us),' +
+    ' sighting_count = agent_sighting_environments.sighting_count + excluded.sighting_count'
+  );
+}
+
+interface EnvironmentAggregate {
+  projectId: string;
+  observationKey: string;
+  environment: string;
+  firstUs: number;
+  lastUs: number;
+  count: number;
+}
+
 interface SightingAggregate {
   projectId: string;
   observationKey: string;
@@ -191,8 +213,8 @@ export class SpansWriter {
   private readonly gc: GroupCommitWriter<Pending>;
   private readonly gate: TraceDeleteGate;
   private layouts: Promise<Layouts> | null = null;
-  /** Prepared upserts by row count, on the writer's connection (preparing costs more than running them). */
-  private readonly upserts = new Map<number, DuckDBPreparedStatement>();
+  /** Prepared upserts by table and row count, on the writer's connection (preparing costs more than running them). */
+  private readonly upserts = new Map<string, DuckDBPreparedStatement>();
   private upsertConn: DuckDBConnection | null = null;
 
   constructor(private readonly db: TelemetryDb) {
@@ -286,24 +308,40 @@ export class SpansWriter {
     return out;
   }
 
-  private async upsertStatement(c: DuckDBConnection, rows: number): Promise<DuckDBPreparedStatement> {
+  private async upsertStatement(c: DuckDBConnection, table: 'sightings' | 'environments', rows: number): Promise<DuckDBPreparedStatement> {
     if (this.upsertConn !== c) {
       this.upserts.clear(); // statements of another connection (closing it destroyed them)
       this.upsertConn = c;
     }
-    let stmt = this.upserts.get(rows);
-    if (!stmt) this.upserts.set(rows, (stmt = await c.prepare(sightingsUpsertSql(rows))));
+    const key = `${table}:${rows}`;
+    let stmt = this.upserts.get(key);
+    if (!stmt) this.upserts.set(key, (stmt = await c.prepare(table === 'sightings' ? sightingsUpsertSql(rows) : environmentsUpsertSql(rows))));
     return stmt;
   }
 
-  /** One row per (project, observation key, source, api key) of the batch, added to what is stored. */
+  /**
+   * One row per (project, observation key, source, api key) of the batch, added to what is stored; and one
+   * per (project, observation key, environment) for the sightings that name an environment.
+   */
   private async upsertSightings(c: DuckDBConnection, batch: Pending[], gone: Tombstoned): Promise<void> {
     const agg = new Map<string, SightingAggregate>();
+    const envAgg = new Map<string, EnvironmentAggregate>();
     for (const p of batch) {
       const g = gone.get(p.projectId);
       const counts = new Map<string, number>();
-      for (const { traceId, observationKey } of p.rows.sightings) if (!g?.has(traceId)) counts.set(observationKey, (counts.get(observationKey) ?? 0) + 1);
       const seenUs = p.rows.ingestedAtUs;
+      for (const { traceId, observationKey, environment } of p.rows.sightings) {
+        if (g?.has(traceId)) continue;
+        counts.set(observationKey, (counts.get(observationKey) ?? 0) + 1);
+        if (environment === null) continue;
+        const k = JSON.stringify([p.projectId, observationKey, environment]);
+        const e = envAgg.get(k);
+        if (e) {
+          e.count++;
+          e.firstUs = Math.min(e.firstUs, seenUs);
+          e.lastUs = Math.max(e.lastUs, seenUs);
+        } else envAgg.set(k, { projectId: p.projectId, observationKey, environment, firstUs: seenUs, lastUs: seenUs, count: 1 });
+      }
       const { source, apiKeyId } = p.rows.credential;
       for (const [observationKey, count] of counts) {
         const k = JSON.stringify([p.projectId, observationKey, source, apiKeyId]);
@@ -318,13 +356,28 @@ export class SpansWriter {
     const rows = [...agg.values()];
     for (let off = 0; off < rows.length; off += SIGHTINGS_PER_INSERT) {
       const part = rows.slice(off, off + SIGHTINGS_PER_INSERT);
-      const stmt = await this.upsertStatement(c, part.length);
+      const stmt = await this.upsertStatement(c, 'sightings', part.length);
       let i = 1;
       for (const r of part) {
         stmt.bindVarchar(i++, r.projectId);
         stmt.bindVarchar(i++, r.observationKey);
         stmt.bindVarchar(i++, r.source);
         stmt.bindVarchar(i++, r.apiKeyId);
+        stmt.bindBigInt(i++, BigInt(r.firstUs));
+        stmt.bindBigInt(i++, BigInt(r.lastUs));
+        stmt.bindBigInt(i++, BigInt(r.count));
+      }
+      await stmt.run();
+    }
+    const envRows = [...envAgg.values()];
+    for (let off = 0; off < envRows.length; off += SIGHTINGS_PER_INSERT) {
+      const part = envRows.slice(off, off + SIGHTINGS_PER_INSERT);
+      const stmt = await this.upsertStatement(c, 'environments', part.length);
+      let i = 1;
+      for (const r of part) {
+        stmt.bindVarchar(i++, r.projectId);
+        stmt.bindVarchar(i++, r.observationKey);
+        stmt.bindVarchar(i++, r.environment);
         stmt.bindBigInt(i++, BigInt(r.firstUs));
         stmt.bindBigInt(i++, BigInt(r.lastUs));
         stmt.bindBigInt(i++, BigInt(r.count));
