@@ -59,6 +59,7 @@ describe('asset environment: where it was seen', () => {
     expect(seen(await p.assetOf('bot-two'))).toEqual(seen(again));
     const versions = (await p.call('GET', `/assets/${a.id}/versions`)).json().versions as { asset: Record<string, unknown> }[];
     expect(versions.map((v) => seen(v.asset))).toEqual([seen(again), seen(again)]);
+    expect(versions.map((v) => v.asset.approval_state)).toEqual(['APPROVAL_STATE_UNREVIEWED', 'APPROVAL_STATE_APPROVED']); // the snapshots are kept
   });
 
   it('a key whose spans name no environment (absent or "") has environment null and environments []', async () => {

@@ -173,8 +173,8 @@ export class AssetService {
   /** The asset's versions (snapshots) and where the asset is seen now (a snapshot does not keep it). */
   async versions(caller: Principal, id: string, selector: string | undefined, opts: { afterVersion?: number; limit: number }) {
     const a = await this.get(caller, id, selector);
-    const [rows, [seen]] = await Promise.all([this.control.assets.versions(a.id, opts), this.withEnvironments([a])]);
-    return { rows, seen: seen! as SeenIn };
+    const [rows, seen] = await Promise.all([this.control.assets.versions(a.id, opts), this.seenIn([a])]);
+    return { rows, seen: seen.get(a.id)! };
   }
 
   // ---- writes
