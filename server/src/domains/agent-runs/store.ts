@@ -216,9 +216,8 @@ export interface SightingEnvironmentRow {
   observationKey: string;
   environment: string;
   firstSeenUs: number;
+  /** Refreshed at most once a minute by each writer (exact to that). */
   lastSeenUs: number;
-  /** Deliveries naming this environment (counted like SightingRow.sightingCount). */
-  sightingCount: number;
 }
 
 export interface AgentRunsStore {

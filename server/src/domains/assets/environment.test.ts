@@ -38,7 +38,8 @@ async function project() {
 const agentSpan = (agentId: string) =>
   span({ traceId: traceId(), name: `invoke_agent ${agentId}`, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.id': agentId, 'gen_ai.agent.name': agentId } });
 const seen = (a: Record<string, unknown>) => ({ environment: a.environment, environments: a.environments, environments_truncated: a.environments_truncated });
-const tick = (ms = 1000) => clock.set(new Date(clock.now().getTime() + ms).toISOString());
+/** Past the writer's refresh window (a minute): a sighting's environment is written again with its time. */
+const tick = (ms = 120_000) => clock.set(new Date(clock.now().getTime() + ms).toISOString());
 
 describe('asset environment: where it was seen', () => {
   it('a key seen in two environments names both, most recently seen first; `environment` is the latest sighting\'s; every asset read says the same', async () => {
@@ -60,6 +61,20 @@ describe('asset environment: where it was seen', () => {
     const versions = (await p.call('GET', `/assets/${a.id}/versions`)).json().versions as { asset: Record<string, unknown> }[];
     expect(versions.map((v) => seen(v.asset))).toEqual([seen(again), seen(again)]);
     expect(versions.map((v) => v.asset.approval_state)).toEqual(['APPROVAL_STATE_UNREVIEWED', 'APPROVAL_STATE_APPROVED']); // the snapshots are kept
+  });
+
+  it('recency is exact to a minute: a new environment shows at once, a repeat within a minute of its last write does not move it forward', async () => {
+    const p = await project();
+    await p.send(['bot-min', { 'deployment.environment.name': 'staging' }]);
+    tick(1000);
+    await p.send(['bot-min', { 'deployment.environment.name': 'prod' }]);
+    expect((await p.assetOf('bot-min')).environments).toEqual(['prod', 'staging']);
+    tick(1000);
+    await p.send(['bot-min', { 'deployment.environment.name': 'staging' }]); // staging was written 2 s ago
+    expect((await p.assetOf('bot-min')).environments).toEqual(['prod', 'staging']);
+    tick(60_000);
+    await p.send(['bot-min', { 'deployment.environment.name': 'staging' }]);
+    expect((await p.assetOf('bot-min')).environments).toEqual(['staging', 'prod']);
   });
 
   it('a key whose spans name no environment (absent or "") has environment null and environments []', async () => {

@@ -241,10 +241,10 @@ describe('the spans writer and trace_tombstones', () => {
         ['p2', 'svc/dropped-by-sampling', 1n],
       ]);
       // Where they were seen: the environments of the tombstoned trace's sightings are left out too.
-      expect(await q('SELECT project_id, observation_key, environment, sighting_count FROM agent_sighting_environments ORDER BY 1, 2, 3')).toEqual([
-        ['p1', 'svc/a', 'prod', 1n],
-        ['p2', 'svc/a', 'prod', 1n],
-        ['p2', 'svc/a', 'staging', 1n],
+      expect(await q('SELECT project_id, observation_key, environment, last_seen_us FROM agent_sighting_environments ORDER BY 1, 2, 3')).toEqual([
+        ['p1', 'svc/a', 'prod', 5n],
+        ['p2', 'svc/a', 'prod', 5n],
+        ['p2', 'svc/a', 'staging', 5n],
       ]);
       await writer.stop();
     } finally {

@@ -373,7 +373,7 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
     if (observationKeys.length === 0) return [];
     const p = new Params();
     const sql = `
-      SELECT observation_key, environment, first_seen_us, last_seen_us, sighting_count FROM (
+      SELECT observation_key, environment, first_seen_us, last_seen_us FROM (
         SELECT *, row_number() OVER (PARTITION BY observation_key ORDER BY last_seen_us DESC, environment) AS rank
         FROM agent_sighting_environments
         WHERE project_id = ${p.str(projectId)} AND observation_key ${inList(p, observationKeys)})
@@ -385,7 +385,6 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
       environment: String(r.environment),
       firstSeenUs: num(r.first_seen_us),
       lastSeenUs: num(r.last_seen_us),
-      sightingCount: num(r.sighting_count),
     }));
   }
 }

@@ -103,6 +103,8 @@ interface Pending {
   events: DuckDBDataChunk[];
   /** Set by the commit (each attempt): spans left out as tombstoned. */
   tombstoned: number;
+  /** Set by the commit (each attempt): the environment rows its transaction upserted, shared by the batch. */
+  environmentsWritten: EnvironmentAggregate[];
 }
 
 /** Tombstoned trace ids by project (of the traces of a batch). */
@@ -181,22 +183,32 @@ function sightingsUpsertSql(rows: number): string {
 
 function environmentsUpsertSql(rows: number): string {
   return (
-    'INSERT INTO agent_sighting_environments (project_id, observation_key, environment, first_seen_us, last_seen_us, sighting_count) VALUES ' +
-    new Array(rows).fill('(?, ?, ?, ?, ?, ?)').join(', ') +
+    'INSERT INTO agent_sighting_environments (project_id, observation_key, environment, first_seen_us, last_seen_us) VALUES ' +
+    new Array(rows).fill('(?, ?, ?, ?, ?)').join(', ') +
     ' ON CONFLICT (project_id, observation_key, environment) DO UPDATE SET' +
     ' first_seen_us = least(agent_sighting_environments.first_seen_us, excluded.first_seen_us),' +
-    ' last_seen_us = greatest(agent_sighting_environments.last_seen_us, excluded.last_seen_us),' +
-    ' sighting_count = agent_sighting_environments.sighting_count + excluded.sighting_count'
+    ' last_seen_us = greatest(agent_sighting_environments.last_seen_us, excluded.last_seen_us)'
   );
 }
 
+/**
+ * How stale (µs) the stored last_seen_us of a (project, key, environment) may be before a sighting
+ * refreshes it. A second upsert in every commit would cost about as much as the agent_sightings one;
+ * an agent keeps sending from the same environments, so within this window the writer skips the rows it
+ * committed itself. The order of environments by recency is therefore exact to this much.
+ */
+export const ENVIRONMENT_REFRESH_US = 60_000_000;
+/** Entries of the written-environments memory before it is forgotten (costs one more write of each). */
+const ENVIRONMENTS_REMEMBERED = 100_000;
+
 interface EnvironmentAggregate {
+  /** JSON of [project, key, environment]. */
+  id: string;
   projectId: string;
   observationKey: string;
   environment: string;
   firstUs: number;
   lastUs: number;
-  count: number;
 }
 
 interface SightingAggregate {
@@ -216,6 +228,8 @@ export class SpansWriter {
   /** Prepared upserts by table and row count, on the writer's connection (preparing costs more than running them). */
   private readonly upserts = new Map<string, DuckDBPreparedStatement>();
   private upsertConn: DuckDBConnection | null = null;
+  /** (project, key, environment) -> last_seen_us this writer committed for it. */
+  private readonly environmentsSeen = new Map<string, number>();
 
   constructor(private readonly db: TelemetryDb) {
     this.gate = traceDeleteGate(db);
@@ -241,8 +255,12 @@ export class SpansWriter {
       spans: rowChunks(layouts.spans, spanColumns(projectId, batch.ingestedAtUs), batch.spans),
       events: rowChunks(layouts.events, eventColumns(projectId), batch.events),
       tombstoned: 0,
+      environmentsWritten: [],
     };
     await this.gc.write(p);
+    // Committed: later sightings of these environments within the refresh window need no write.
+    if (this.environmentsSeen.size > ENVIRONMENTS_REMEMBERED) this.environmentsSeen.clear();
+    for (const e of p.environmentsWritten) this.environmentsSeen.set(e.id, Math.max(this.environmentsSeen.get(e.id) ?? 0, e.lastUs));
     return { tombstoned: p.tombstoned };
   }
 
@@ -334,13 +352,13 @@ export class SpansWriter {
         if (g?.has(traceId)) continue;
         counts.set(observationKey, (counts.get(observationKey) ?? 0) + 1);
         if (environment === null) continue;
-        const k = JSON.stringify([p.projectId, observationKey, environment]);
-        const e = envAgg.get(k);
+        const id = JSON.stringify([p.projectId, observationKey, environment]);
+        if ((this.environmentsSeen.get(id) ?? -Infinity) >= seenUs - ENVIRONMENT_REFRESH_US) continue;
+        const e = envAgg.get(id);
         if (e) {
-          e.count++;
           e.firstUs = Math.min(e.firstUs, seenUs);
           e.lastUs = Math.max(e.lastUs, seenUs);
-        } else envAgg.set(k, { projectId: p.projectId, observationKey, environment, firstUs: seenUs, lastUs: seenUs, count: 1 });
+        } else envAgg.set(id, { id, projectId: p.projectId, observationKey, environment, firstUs: seenUs, lastUs: seenUs });
       }
       const { source, apiKeyId } = p.rows.credential;
       for (const [observationKey, count] of counts) {
@@ -370,6 +388,7 @@ export class SpansWriter {
       await stmt.run();
     }
     const envRows = [...envAgg.values()];
+    for (const p of batch) p.environmentsWritten = envRows;
     for (let off = 0; off < envRows.length; off += SIGHTINGS_PER_INSERT) {
       const part = envRows.slice(off, off + SIGHTINGS_PER_INSERT);
       const stmt = await this.upsertStatement(c, 'environments', part.length);
@@ -380,7 +399,6 @@ export class SpansWriter {
         stmt.bindVarchar(i++, r.environment);
         stmt.bindBigInt(i++, BigInt(r.firstUs));
         stmt.bindBigInt(i++, BigInt(r.lastUs));
-        stmt.bindBigInt(i++, BigInt(r.count));
       }
       await stmt.run();
     }
