@@ -4,10 +4,15 @@
  * the telemetry store (DuckDB); the asset records in the control store (SQLite here, PostgreSQL in
  * postgres.test.ts).
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { postTraces, span, traceId, traceRequest } from '../../ingest/otlp/traces-fixtures.js';
 import { DuckDbAgentRunsQuery } from '../../storage/telemetry/duckdb/agent-runs-query.js';
 import { insertSightings, us } from '../../storage/telemetry/duckdb/agent-fixtures.js';
+import { openTelemetryDb } from '../../storage/telemetry/duckdb/open.js';
+import { SpansWriter } from '../../storage/telemetry/duckdb/spans-writer.js';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 import { MAX_ENVIRONMENTS_SHOWN } from './schemas.js';
 
@@ -159,5 +164,31 @@ describe('asset environment: where it was seen', () => {
       expect(res.json().error).toBe('invalid_request');
     }
     expect((await p.call('GET', `/assets/${a.id}`)).json()).toMatchObject({ version: 1, owner_team: null, environment: null, environments: [] });
+  });
+});
+
+describe('a data file from before environments were recorded', () => {
+  it('opening it adds the empty table and keeps its sightings; new sightings record their environments', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'env-upgrade-'));
+    try {
+      const old = await openTelemetryDb({ dataDir: dir });
+      await old.writer.run('DROP TABLE agent_sighting_environments');
+      await old.writer.run("INSERT INTO agent_sightings VALUES ('p', 'old-key', 'bearer_token', '', 1, 2, 3)");
+      await old.close();
+      const db = await openTelemetryDb({ dataDir: dir });
+      try {
+        const q = new DuckDbAgentRunsQuery(db);
+        expect(await q.sightings('p', ['old-key'])).toHaveLength(1);
+        expect(await q.sightingEnvironments('p', ['old-key'], 10)).toEqual([]);
+        const w = new SpansWriter(db);
+        await w.write('p', { spans: [], events: [], sightings: [{ traceId: 't', observationKey: 'old-key', environment: 'prod' }], credential: { source: 'bearer_token', apiKeyId: '' }, ingestedAtUs: 9 });
+        await w.stop();
+        expect(await q.sightingEnvironments('p', ['old-key'], 10)).toEqual([{ observationKey: 'old-key', environment: 'prod', firstSeenUs: 9, lastSeenUs: 9 }]);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
