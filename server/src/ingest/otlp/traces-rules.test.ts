@@ -170,7 +170,7 @@ describe('POST /v1/traces: agent sightings', () => {
     const p = await project();
     const run = (env: Record<string, string>) =>
       traceRequest({ 'service.name': 'bots', ...env }, [span({ traceId: traceId(), startMs: T0, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.id': 'env-bot' } })]);
-    const envs = [{ 'deployment.environment.name': 'prod' }, { 'deployment.environment': 'dev' }, {}, { 'deployment.environment.name': '' }];
+    const envs: Record<string, string>[] = [{ 'deployment.environment.name': 'prod' }, { 'deployment.environment': 'dev' }, {}, { 'deployment.environment.name': '' }];
     const res = await Promise.all(Array.from({ length: 8 }, (_, i) => postTraces(t, run(envs[i % 4]), { key: p.key })));
     expect(res.map((r) => r.statusCode)).toEqual(new Array(8).fill(200));
     expect((await sightingsOf(p.projectId)).map((r) => r.sighting_count)).toEqual(['8']);
