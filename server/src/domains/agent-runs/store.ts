@@ -211,6 +211,15 @@ export interface SightingRow {
   sightingCount: number;
 }
 
+/** Where an observation key was seen: one deployment environment its sightings named. */
+export interface SightingEnvironmentRow {
+  observationKey: string;
+  environment: string;
+  firstSeenUs: number;
+  /** Refreshed at most once a minute by each writer (exact to that). */
+  lastSeenUs: number;
+}
+
 export interface AgentRunsStore {
   /** Runs matching the filter, newest first, after the position; at most `limit` (all when absent). */
   runs(filter: RunFilter, opts: { after?: RunPosition; limit?: number }): Promise<RunRow[]>;
@@ -233,6 +242,11 @@ export interface AgentRunsStore {
   identityKeys(projectId: string, opts: { after?: string; limit: number }): Promise<string[]>;
   /** The sightings of these keys. */
   sightings(projectId: string, observationKeys: string[]): Promise<SightingRow[]>;
+  /**
+   * The environments the sightings of these keys named: per key its `perKey` most recently seen (by
+   * last_seen_us descending, then environment in code point order), in that order, keys in code point order.
+   */
+  sightingEnvironments(projectId: string, observationKeys: string[], perKey: number): Promise<SightingEnvironmentRow[]>;
   /** Runs started since `sinceUs`, per observation key of the run root: count, by status, last start. */
   runHealth(projectId: string, observationKeys: string[], sinceUs: number): Promise<RunHealthRow[]>;
 }

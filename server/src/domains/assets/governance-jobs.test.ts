@@ -34,7 +34,7 @@ it('discovery runs as a recurring job: a sighted key with no asset (the ingest-t
   await t.ctx.spansWriter.write(p.projectId, {
     spans: [],
     events: [],
-    sightings: [{ traceId: traceId(), observationKey: 'svc/missed' }],
+    sightings: [{ traceId: traceId(), observationKey: 'svc/missed', environment: null }],
     credential: { source: 'api_key', apiKeyId: p.keyId },
     ingestedAtUs: clock.now().getTime() * 1000,
   });

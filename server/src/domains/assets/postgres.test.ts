@@ -1,5 +1,6 @@
-/** The asset writes that race, through HTTP on PostgreSQL (the SQLite runs are in assets.test.ts). */
+/** The asset writes that race, and where an asset was seen, through HTTP on PostgreSQL (the SQLite runs are in assets.test.ts and environment.test.ts). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postTraces, span, traceId, traceRequest } from '../../ingest/otlp/traces-fixtures.js';
 import { insertSightings, us } from '../../storage/telemetry/duckdb/agent-fixtures.js';
 import { projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 
@@ -42,5 +43,19 @@ describe('assets on PostgreSQL', () => {
     expect(assets).toHaveLength(1);
     expect(assets[0]).toMatchObject({ origin: 'declared', version: 2 });
     expect(assets[0].observation_keys).toHaveLength(2);
+  });
+
+  it('environment: a discovered asset names the environments its spans were seen in; a declared one without sightings has null and []', async () => {
+    const p = await projectWithKey(t, ['agents:read', 'agents:write', 'ingest:write']);
+    const run = (env: string) => traceRequest({ 'service.name': 'svc', 'deployment.environment.name': env }, [span({ traceId: traceId(), attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.id': 'pg-bot' } })]);
+    expect((await postTraces(t, run('staging'), { key: p.key })).statusCode).toBe(200);
+    await new Promise((r) => setTimeout(r, 5)); // a later ingest time
+    expect((await postTraces(t, run('prod'), { key: p.key })).statusCode).toBe(200);
+    await t.ctx.assets.settled();
+    const declared = (await t.call({ method: 'POST', url: '/api/v1/assets', key: p.key, payload: { name: 'quiet', observation_keys: ['none'] } })).json();
+    expect(declared).toMatchObject({ environment: null, environments: [] });
+    const assets = (await t.call({ method: 'GET', url: '/api/v1/assets?shadow=true', key: p.key })).json().assets;
+    expect(assets).toHaveLength(1);
+    expect(assets[0]).toMatchObject({ observation_keys: ['pg-bot'], environment: 'prod', environments: ['prod', 'staging'], environments_truncated: false });
   });
 });

@@ -36,7 +36,7 @@ import {
   SIGNAL_PAGE,
   SignalPathParams,
 } from './schemas.js';
-import { APPROVAL_STATES, DATA_CLASSIFICATIONS, RISK_TIERS, SIGNAL_KINDS, SIGNAL_SEVERITIES, SIGNAL_STATUSES } from './store.js';
+import { APPROVAL_STATES, DATA_CLASSIFICATIONS, RISK_TIERS, SIGNAL_KINDS, SIGNAL_SEVERITIES, SIGNAL_STATUSES, type AssetRecord } from './store.js';
 import { assetView, attributionView, outboxView, signalView, versionView } from './views.js';
 
 const tags = ['assets'];
@@ -94,6 +94,8 @@ export function assetRoutes(base: FastifyInstance, ctx: AppContext) {
   const svc = ctx.assets;
   const project = (req: FastifyRequest) => resolveProject(req.principal, ctx.projects, selectorOf(req));
   const hooks = { preValidation: refuseEnvironmentAndActors };
+  /** The asset as every route answers it: with where it was seen, read from its sightings. */
+  const view = async (a: AssetRecord) => assetView((await svc.withEnvironments([a]))[0]!);
 
   app.post(
     '/assets',
@@ -117,7 +119,7 @@ export function assetRoutes(base: FastifyInstance, ctx: AppContext) {
     },
     async (req, reply) => {
       const { asset, adopted } = await svc.declare(req.principal, await project(req), req.body);
-      return reply.code(adopted ? 200 : 201).send(assetView(asset));
+      return reply.code(adopted ? 200 : 201).send(await view(asset));
     },
   );
 
@@ -152,7 +154,7 @@ export function assetRoutes(base: FastifyInstance, ctx: AppContext) {
       const pos = readCursor(q.cursor, fp);
       const rows = await svc.list(filter, { limit, after: pos && { createdAt: String(pos.k), id: pos.id } });
       const { items, next_cursor } = pageOf(rows, limit, (a) => makeCursor(fp, a.createdAt, a.id));
-      return { assets: items.map(assetView), next_cursor };
+      return { assets: (await svc.withEnvironments(items)).map(assetView), next_cursor };
     },
   );
 
@@ -195,7 +197,7 @@ export function assetRoutes(base: FastifyInstance, ctx: AppContext) {
         response: { 200: Asset, ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => assetView(await svc.get(req.principal, req.params.assetId, selectorOf(req))),
+    async (req) => view(await svc.get(req.principal, req.params.assetId, selectorOf(req))),
   );
 
   app.get(
@@ -219,9 +221,9 @@ export function assetRoutes(base: FastifyInstance, ctx: AppContext) {
       const pos = readCursor(req.query.cursor, fp);
       const afterVersion = pos === undefined ? undefined : Number(pos.k);
       if (afterVersion !== undefined && !Number.isSafeInteger(afterVersion)) throw invalidRequest('cursor is malformed or expired');
-      const rows = await svc.versions(req.principal, req.params.assetId, selectorOf(req), { afterVersion, limit });
+      const { rows, seen } = await svc.versions(req.principal, req.params.assetId, selectorOf(req), { afterVersion, limit });
       const { items, next_cursor } = pageOf(rows, limit, (v) => makeCursor(fp, v.version, ''));
-      return { versions: items.map(versionView), next_cursor };
+      return { versions: items.map((v) => versionView(v, seen)), next_cursor };
     },
   );
 
@@ -264,7 +266,7 @@ export function assetRoutes(base: FastifyInstance, ctx: AppContext) {
         response: { 200: Asset, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (req) => assetView(await svc.review(req.principal, req.params.assetId, selectorOf(req), req.body)),
+    async (req) => view(await svc.review(req.principal, req.params.assetId, selectorOf(req), req.body)),
   );
 
   app.put(
@@ -283,7 +285,7 @@ export function assetRoutes(base: FastifyInstance, ctx: AppContext) {
         response: { 200: Asset, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (req) => assetView(await svc.classify(req.principal, req.params.assetId, selectorOf(req), req.body)),
+    async (req) => view(await svc.classify(req.principal, req.params.assetId, selectorOf(req), req.body)),
   );
 
   app.put(
@@ -302,6 +304,6 @@ export function assetRoutes(base: FastifyInstance, ctx: AppContext) {
         response: { 200: Asset, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (req) => assetView(await svc.setOwnership(req.principal, req.params.assetId, selectorOf(req), req.body)),
+    async (req) => view(await svc.setOwnership(req.principal, req.params.assetId, selectorOf(req), req.body)),
   );
 }

@@ -8,6 +8,8 @@ export const ASSET_PAGE = { default: 100, max: 200 };
 export const SIGNAL_PAGE = { default: 100, max: 200 };
 export const MAX_KEYS_PER_ASSET = 100;
 export const MAX_ATTRIBUTION_KEYS = 100;
+/** The environments an asset read names at most (most recently seen first). */
+export const MAX_ENVIRONMENTS_SHOWN = 50;
 
 const Timestamp = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T, description: string) => Type.Union([t, Type.Null()], { description });
@@ -39,7 +41,18 @@ export const Asset = Type.Object(
     origin: stringEnum(['declared', 'discovered'], { description: 'declared with POST /assets, or discovered from a sighting nobody declared' }),
     shadow: Type.Boolean({ description: 'true for a discovered asset nobody has declared yet (stays true after a review, false once a declaration adopts it; the SHADOW_ASSET signal clears with a review)' }),
     observation_keys: Type.Array(Str, { description: 'the agent identities mapped to this asset (each maps to at most one asset per project), code point order' }),
-    environment: Nullable(Type.String(), 'where it was seen (read-only; null until sightings record it)'),
+    environment: Nullable(
+      Type.String(),
+      'where it was seen (read-only): the deployment environment (resource attribute deployment.environment.name, else deployment.environment) ' +
+        'of the most recent sighting of its observation keys that named one. Null when none did (a key without sightings, spans without the ' +
+        'attribute, sightings recorded before environments were recorded) or when the telemetry store could not be read (then `environments` is null too)',
+    ),
+    environments: Type.Union([Type.Array(Str), Type.Null()], {
+      description:
+        `every environment the sightings of its observation keys named (read-only), most recently seen first, at most ${MAX_ENVIRONMENTS_SHOWN} ` +
+        '(`environments_truncated` says when there are more); [] when none named one; null when the telemetry store could not be read',
+    }),
+    environments_truncated: Type.Boolean({ description: `true when the sightings named more than ${MAX_ENVIRONMENTS_SHOWN} environments (only the most recent are listed)` }),
     approval_state: stringEnum(APPROVAL_STATES),
     approver_principal: Nullable(Type.String(), 'who reviewed it (user:<id> or api_key:<id>), from the credential'),
     approval_reason: Nullable(Type.String(), 'the reason of the last review'),

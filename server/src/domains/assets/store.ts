@@ -26,7 +26,10 @@ export interface AssetRecord {
   name: string;
   description: string | null;
   origin: AssetOrigin;
-  /** Where it was seen (read-only; not recorded by sightings yet). */
+  /**
+   * Stored null and never written: where an asset was seen is read from the sightings of its keys at each
+   * read (AssetService.withEnvironments), so it is never stale.
+   */
   environment: string | null;
   approvalState: ApprovalState;
   approverPrincipal: string | null;

@@ -1,9 +1,9 @@
 /** Records -> response shapes of the asset, attribution, review-signal and outbox routes. */
 import { identityView } from '../agent-runs/views.js';
-import type { Attribution } from './service.js';
-import type { AssetRecord, AssetVersionRecord, OutboxRecord, SignalRecord } from './store.js';
+import type { AssetRead, Attribution, SeenIn } from './service.js';
+import type { AssetVersionRecord, OutboxRecord, SignalRecord } from './store.js';
 
-export function assetView(a: AssetRecord) {
+export function assetView(a: AssetRead) {
   return {
     id: a.id,
     project_id: a.projectId,
@@ -13,6 +13,8 @@ export function assetView(a: AssetRecord) {
     shadow: a.origin === 'discovered',
     observation_keys: a.observationKeys,
     environment: a.environment,
+    environments: a.environments,
+    environments_truncated: a.environmentsTruncated,
     approval_state: a.approvalState,
     approver_principal: a.approverPrincipal,
     approval_reason: a.approvalReason,
@@ -35,8 +37,9 @@ export function assetView(a: AssetRecord) {
   };
 }
 
-export function versionView(v: AssetVersionRecord) {
-  return { version: v.version, change: v.change, actor: v.actor, occurred_at: v.occurredAt, asset: assetView(v.snapshot) };
+/** `seen`: where the asset is seen now (a snapshot does not keep it). */
+export function versionView(v: AssetVersionRecord, seen: SeenIn) {
+  return { version: v.version, change: v.change, actor: v.actor, occurred_at: v.occurredAt, asset: assetView({ ...v.snapshot, ...seen }) };
 }
 
 export function attributionView(a: Attribution) {

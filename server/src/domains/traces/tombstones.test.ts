@@ -206,7 +206,7 @@ describe('the spans writer and trace_tombstones', () => {
     contextEvents: 0,
   });
 
-  it('reads the tombstones already in the store (a restart): their spans, events and sightings are left out and counted', async () => {
+  it('reads the tombstones already in the store (a restart): their spans, events and sightings (and their environments) are left out and counted', async () => {
     const db = await openTelemetryDb({ memory: true });
     try {
       const dead = traceId();
@@ -219,9 +219,9 @@ describe('the spans writer and trace_tombstones', () => {
           spans: [row(dead, 'aaaaaaaaaaaaaaaa'), row(alive, 'bbbbbbbbbbbbbbbb')],
           events: [event(dead), event(alive)],
           sightings: [
-            { traceId: dead, observationKey: 'svc/a' },
-            { traceId: alive, observationKey: 'svc/a' },
-            { traceId: dead, observationKey: 'svc/dropped-by-sampling' },
+            { traceId: dead, observationKey: 'svc/a', environment: 'staging' },
+            { traceId: alive, observationKey: 'svc/a', environment: 'prod' },
+            { traceId: dead, observationKey: 'svc/dropped-by-sampling', environment: null },
           ],
           credential: { source: 'bearer_token', apiKeyId: '' },
           ingestedAtUs: 5,
@@ -239,6 +239,12 @@ describe('the spans writer and trace_tombstones', () => {
         ['p1', 'svc/a', 1n],
         ['p2', 'svc/a', 2n],
         ['p2', 'svc/dropped-by-sampling', 1n],
+      ]);
+      // Where they were seen: the environments of the tombstoned trace's sightings are left out too.
+      expect(await q('SELECT project_id, observation_key, environment, last_seen_us FROM agent_sighting_environments ORDER BY 1, 2, 3')).toEqual([
+        ['p1', 'svc/a', 'prod', 5n],
+        ['p2', 'svc/a', 'prod', 5n],
+        ['p2', 'svc/a', 'staging', 5n],
       ]);
       await writer.stop();
     } finally {

@@ -86,7 +86,7 @@ export function convertTraces(input: SignalInput<SpanMessage>, samplingRate: num
     const attrs = s.attributes ?? [];
     const d = deriveSpan(attrs, resource.serviceName);
     const traceId = hexOf(s.traceId!);
-    if (isRunRootCandidate(d.canonicalOperation, !noId(s.parentSpanId)) && d.observationKey !== null) out.sightings.push({ traceId, observationKey: d.observationKey });
+    if (isRunRootCandidate(d.canonicalOperation, !noId(s.parentSpanId)) && d.observationKey !== null) out.sightings.push({ traceId, observationKey: d.observationKey, environment: resource.environment || null });
 
     if (samplingRate < 1) {
       let keep = decided.get(traceId);

@@ -166,6 +166,19 @@ describe('POST /v1/traces: agent sightings', () => {
     expect((await sightingsOf(p.projectId)).map((r) => r.sighting_count)).toEqual(['8']);
   });
 
+  it('the deployment environment of each sighting is recorded per key (one row per environment, also from one group commit); none named adds none', async () => {
+    const p = await project();
+    const run = (env: Record<string, string>) =>
+      traceRequest({ 'service.name': 'bots', ...env }, [span({ traceId: traceId(), startMs: T0, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.id': 'env-bot' } })]);
+    const envs: Record<string, string>[] = [{ 'deployment.environment.name': 'prod' }, { 'deployment.environment': 'dev' }, {}, { 'deployment.environment.name': '' }];
+    const res = await Promise.all(Array.from({ length: 8 }, (_, i) => postTraces(t, run(envs[i % 4]), { key: p.key })));
+    expect(res.map((r) => r.statusCode)).toEqual(new Array(8).fill(200));
+    expect((await sightingsOf(p.projectId)).map((r) => r.sighting_count)).toEqual(['8']);
+    const byEnv = await rows(t, 'SELECT environment, first_seen_us, last_seen_us FROM agent_sighting_environments WHERE project_id = $p ORDER BY environment', { p: p.projectId });
+    expect(byEnv.map((r) => r.environment)).toEqual(['dev', 'prod']);
+    expect(byEnv.every((r) => Number(r.last_seen_us) >= Number(r.first_seen_us))).toBe(true);
+  });
+
   it('an OAuth access token is source bearer_token with no api_key_id', async () => {
     const member = await signIn(t, await addPerson(t, 'member'));
     const p = await project();

@@ -119,6 +119,7 @@ describe.each(['sqlite', 'postgres'] as const)('asset stores on %s', (dialect) =
     const sightings: SightingsReader = {
       identityKeys: async (projectId, { after }) => (projectId === 'proj-d' ? keys.filter((k) => after === undefined || k > after) : []),
       sightings: async (_p, ks) => ks.map((k) => ({ observationKey: k, source: 'bearer_token', apiKeyId: '', firstSeenUs: 1, lastSeenUs: 2, sightingCount: 1 })),
+      sightingEnvironments: async () => [],
     };
     const nodes = Array.from({ length: 4 }, () => {
       const clock = fixedClock('2026-01-02T00:00:00.000Z');

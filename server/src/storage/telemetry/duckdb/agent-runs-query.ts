@@ -32,6 +32,7 @@ import type {
   RunRow,
   SessionFilter,
   SessionRow,
+  SightingEnvironmentRow,
   SightingRow,
   StepRow,
   TurnRow,
@@ -365,6 +366,25 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
       firstSeenUs: num(r.first_seen_us),
       lastSeenUs: num(r.last_seen_us),
       sightingCount: num(r.sighting_count),
+    }));
+  }
+
+  async sightingEnvironments(projectId: string, observationKeys: string[], perKey: number): Promise<SightingEnvironmentRow[]> {
+    if (observationKeys.length === 0) return [];
+    const p = new Params();
+    const sql = `
+      SELECT observation_key, environment, first_seen_us, last_seen_us FROM (
+        SELECT *, row_number() OVER (PARTITION BY observation_key ORDER BY last_seen_us DESC, environment) AS rank
+        FROM agent_sighting_environments
+        WHERE project_id = ${p.str(projectId)} AND observation_key ${inList(p, observationKeys)})
+      WHERE rank <= ${p.int(perKey)}
+      ORDER BY observation_key, last_seen_us DESC, environment`;
+    const rows = await this.db.read((c) => query(c, sql, p));
+    return rows.map((r) => ({
+      observationKey: String(r.observation_key),
+      environment: String(r.environment),
+      firstSeenUs: num(r.first_seen_us),
+      lastSeenUs: num(r.last_seen_us),
     }));
   }
 }

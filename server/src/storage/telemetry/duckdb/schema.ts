@@ -120,6 +120,19 @@ export const TELEMETRY_SCHEMA = [
      last_seen_us BIGINT NOT NULL,
      sighting_count BIGINT NOT NULL,
      PRIMARY KEY (project_id, observation_key, source, api_key_id))`,
+  // Where each agent identity was seen (spec 2 "Asset" environment): the deployment environment of its
+  // sightings (resource attribute deployment.environment.name, else deployment.environment), one row per
+  // environment, upserted with agent_sightings. A sighting naming no environment (absent or "") adds no
+  // row. last_seen_us is refreshed at most once a minute per writer (spans-writer.ts), so the ingest path
+  // usually writes nothing here. Data files written before this table existed get it empty here: their
+  // sightings stay without an environment (never a made-up one).
+  `CREATE TABLE IF NOT EXISTS agent_sighting_environments (
+     project_id VARCHAR NOT NULL,
+     observation_key VARCHAR NOT NULL,
+     environment VARCHAR NOT NULL,
+     first_seen_us BIGINT NOT NULL,
+     last_seen_us BIGINT NOT NULL,
+     PRIMARY KEY (project_id, observation_key, environment))`,
   // ---- Logs (issue 4)
   `CREATE TABLE IF NOT EXISTS logs (
      project_id VARCHAR NOT NULL,

@@ -1,7 +1,7 @@
 /**
  * Writes ingested spans, their events and the agent sightings they carry, with group commit
  * (rows-writer.ts): one transaction per batch of requests holds the `spans` and `span_events` rows and the
- * `agent_sightings` upsert, and a request is answered only after that transaction committed.
+ * `agent_sightings` and `agent_sighting_environments` upserts, and a request is answered only after that transaction committed.
  *
  * Deleted traces stay deleted (spec 1 Authentication rule 10; ARCHITECTURE: durable deletions are
  * tombstones that also hide later or retried copies). `DELETE /traces/{id}` writes a `trace_tombstones`
@@ -48,6 +48,8 @@ export interface Credential {
 export interface Sighting {
   traceId: string;
   observationKey: string;
+  /** The deployment environment of the span's resource; null when it names none (or ""). */
+  environment: string | null;
 }
 
 export interface SpanBatch {
@@ -101,6 +103,8 @@ interface Pending {
   events: DuckDBDataChunk[];
   /** Set by the commit (each attempt): spans left out as tombstoned. */
   tombstoned: number;
+  /** Set by the commit (each attempt): the environment rows its transaction upserted, shared by the batch. */
+  environmentsWritten: EnvironmentAggregate[];
 }
 
 /** Tombstoned trace ids by project (of the traces of a batch). */
@@ -177,6 +181,36 @@ function sightingsUpsertSql(rows: number): string {
   );
 }
 
+function environmentsUpsertSql(rows: number): string {
+  return (
+    'INSERT INTO agent_sighting_environments (project_id, observation_key, environment, first_seen_us, last_seen_us) VALUES ' +
+    new Array(rows).fill('(?, ?, ?, ?, ?)').join(', ') +
+    ' ON CONFLICT (project_id, observation_key, environment) DO UPDATE SET' +
+    ' first_seen_us = least(agent_sighting_environments.first_seen_us, excluded.first_seen_us),' +
+    ' last_seen_us = greatest(agent_sighting_environments.last_seen_us, excluded.last_seen_us)'
+  );
+}
+
+/**
+ * How stale (µs) the stored last_seen_us of a (project, key, environment) may be before a sighting
+ * refreshes it. A second upsert in every commit would cost about as much as the agent_sightings one;
+ * an agent keeps sending from the same environments, so within this window the writer skips the rows it
+ * committed itself. The order of environments by recency is therefore exact to this much.
+ */
+export const ENVIRONMENT_REFRESH_US = 60_000_000;
+/** Entries of the written-environments memory before it is forgotten (costs one more write of each). */
+const ENVIRONMENTS_REMEMBERED = 100_000;
+
+interface EnvironmentAggregate {
+  /** JSON of [project, key, environment]. */
+  id: string;
+  projectId: string;
+  observationKey: string;
+  environment: string;
+  firstUs: number;
+  lastUs: number;
+}
+
 interface SightingAggregate {
   projectId: string;
   observationKey: string;
@@ -191,9 +225,11 @@ export class SpansWriter {
   private readonly gc: GroupCommitWriter<Pending>;
   private readonly gate: TraceDeleteGate;
   private layouts: Promise<Layouts> | null = null;
-  /** Prepared upserts by row count, on the writer's connection (preparing costs more than running them). */
-  private readonly upserts = new Map<number, DuckDBPreparedStatement>();
+  /** Prepared upserts by table and row count, on the writer's connection (preparing costs more than running them). */
+  private readonly upserts = new Map<string, DuckDBPreparedStatement>();
   private upsertConn: DuckDBConnection | null = null;
+  /** (project, key, environment) -> last_seen_us this writer committed for it. */
+  private readonly environmentsSeen = new Map<string, number>();
 
   constructor(private readonly db: TelemetryDb) {
     this.gate = traceDeleteGate(db);
@@ -219,8 +255,12 @@ export class SpansWriter {
       spans: rowChunks(layouts.spans, spanColumns(projectId, batch.ingestedAtUs), batch.spans),
       events: rowChunks(layouts.events, eventColumns(projectId), batch.events),
       tombstoned: 0,
+      environmentsWritten: [],
     };
     await this.gc.write(p);
+    // Committed: later sightings of these environments within the refresh window need no write.
+    if (this.environmentsSeen.size > ENVIRONMENTS_REMEMBERED) this.environmentsSeen.clear();
+    for (const e of p.environmentsWritten) this.environmentsSeen.set(e.id, Math.max(this.environmentsSeen.get(e.id) ?? 0, e.lastUs));
     return { tombstoned: p.tombstoned };
   }
 
@@ -286,24 +326,40 @@ export class SpansWriter {
     return out;
   }
 
-  private async upsertStatement(c: DuckDBConnection, rows: number): Promise<DuckDBPreparedStatement> {
+  private async upsertStatement(c: DuckDBConnection, table: 'sightings' | 'environments', rows: number): Promise<DuckDBPreparedStatement> {
     if (this.upsertConn !== c) {
       this.upserts.clear(); // statements of another connection (closing it destroyed them)
       this.upsertConn = c;
     }
-    let stmt = this.upserts.get(rows);
-    if (!stmt) this.upserts.set(rows, (stmt = await c.prepare(sightingsUpsertSql(rows))));
+    const key = `${table}:${rows}`;
+    let stmt = this.upserts.get(key);
+    if (!stmt) this.upserts.set(key, (stmt = await c.prepare(table === 'sightings' ? sightingsUpsertSql(rows) : environmentsUpsertSql(rows))));
     return stmt;
   }
 
-  /** One row per (project, observation key, source, api key) of the batch, added to what is stored. */
+  /**
+   * One row per (project, observation key, source, api key) of the batch, added to what is stored; and one
+   * per (project, observation key, environment) for the sightings that name an environment.
+   */
   private async upsertSightings(c: DuckDBConnection, batch: Pending[], gone: Tombstoned): Promise<void> {
     const agg = new Map<string, SightingAggregate>();
+    const envAgg = new Map<string, EnvironmentAggregate>();
     for (const p of batch) {
       const g = gone.get(p.projectId);
       const counts = new Map<string, number>();
-      for (const { traceId, observationKey } of p.rows.sightings) if (!g?.has(traceId)) counts.set(observationKey, (counts.get(observationKey) ?? 0) + 1);
       const seenUs = p.rows.ingestedAtUs;
+      for (const { traceId, observationKey, environment } of p.rows.sightings) {
+        if (g?.has(traceId)) continue;
+        counts.set(observationKey, (counts.get(observationKey) ?? 0) + 1);
+        if (environment === null) continue;
+        const id = JSON.stringify([p.projectId, observationKey, environment]);
+        if ((this.environmentsSeen.get(id) ?? -Infinity) >= seenUs - ENVIRONMENT_REFRESH_US) continue;
+        const e = envAgg.get(id);
+        if (e) {
+          e.firstUs = Math.min(e.firstUs, seenUs);
+          e.lastUs = Math.max(e.lastUs, seenUs);
+        } else envAgg.set(id, { id, projectId: p.projectId, observationKey, environment, firstUs: seenUs, lastUs: seenUs });
+      }
       const { source, apiKeyId } = p.rows.credential;
       for (const [observationKey, count] of counts) {
         const k = JSON.stringify([p.projectId, observationKey, source, apiKeyId]);
@@ -318,7 +374,7 @@ export class SpansWriter {
     const rows = [...agg.values()];
     for (let off = 0; off < rows.length; off += SIGHTINGS_PER_INSERT) {
       const part = rows.slice(off, off + SIGHTINGS_PER_INSERT);
-      const stmt = await this.upsertStatement(c, part.length);
+      const stmt = await this.upsertStatement(c, 'sightings', part.length);
       let i = 1;
       for (const r of part) {
         stmt.bindVarchar(i++, r.projectId);
@@ -328,6 +384,21 @@ export class SpansWriter {
         stmt.bindBigInt(i++, BigInt(r.firstUs));
         stmt.bindBigInt(i++, BigInt(r.lastUs));
         stmt.bindBigInt(i++, BigInt(r.count));
+      }
+      await stmt.run();
+    }
+    const envRows = [...envAgg.values()];
+    for (const p of batch) p.environmentsWritten = envRows;
+    for (let off = 0; off < envRows.length; off += SIGHTINGS_PER_INSERT) {
+      const part = envRows.slice(off, off + SIGHTINGS_PER_INSERT);
+      const stmt = await this.upsertStatement(c, 'environments', part.length);
+      let i = 1;
+      for (const r of part) {
+        stmt.bindVarchar(i++, r.projectId);
+        stmt.bindVarchar(i++, r.observationKey);
+        stmt.bindVarchar(i++, r.environment);
+        stmt.bindBigInt(i++, BigInt(r.firstUs));
+        stmt.bindBigInt(i++, BigInt(r.lastUs));
       }
       await stmt.run();
     }
