@@ -15,7 +15,7 @@ import type { ControlStore, ControlStores } from '../../storage/control/stores.j
 import type { ProjectService } from '../projects/service.js';
 import type { ProjectRecord } from '../projects/store.js';
 import type { AgentRunsStore, SightingRow } from '../agent-runs/store.js';
-import { MAX_ENVIRONMENTS_SHOWN } from './schemas.js';
+import { codePoint, seenIn, type SeenIn } from './environments.js';
 import { principalRef, shadowKey, type SignalService } from './signals.js';
 import {
   ACTIVE_STATUSES,
@@ -31,21 +31,7 @@ import {
 /** The narrow read of the telemetry store discovery and attribution need. */
 export type SightingsReader = Pick<AgentRunsStore, 'identityKeys' | 'sightings' | 'sightingEnvironments'>;
 
-/** Observation keys per read of their environments. */
-const KEYS_PER_ENVIRONMENT_READ = 1000;
-
-/**
- * Where an asset was seen, from the sightings of its observation keys (never stored with the asset):
- * `environments` every deployment environment they named, most recently seen first (then code point
- * order), at most MAX_ENVIRONMENTS_SHOWN; `environment` the first of them (the environment of the latest
- * sighting that named one). No sighting named one (or the keys have no sightings): `environment` null and
- * `environments` []. The telemetry store could not be read: both null (unknown, never an empty list).
- */
-export interface SeenIn {
-  environment: string | null;
-  environments: string[] | null;
-  environmentsTruncated: boolean;
-}
+export type { SeenIn };
 export type AssetRead = AssetRecord & SeenIn;
 
 const SYSTEM = 'system';
@@ -129,51 +115,14 @@ export class AssetService {
 
   /** The assets with where they were seen (SeenIn), read from the sightings of their observation keys. */
   async withEnvironments<A extends AssetRecord>(assets: A[]): Promise<(A & SeenIn)[]> {
-    const seen = await this.seenIn(assets);
+    const seen = await seenIn(this.telemetry, assets);
     return assets.map((a) => ({ ...a, ...(seen.get(a.id) ?? { environment: null, environments: null, environmentsTruncated: false }) }));
-  }
-
-  private async seenIn(assets: AssetRecord[]): Promise<Map<string, SeenIn>> {
-    const byProject = new Map<string, Set<string>>();
-    for (const a of assets) {
-      let keys = byProject.get(a.projectId);
-      if (!keys) byProject.set(a.projectId, (keys = new Set()));
-      for (const k of a.observationKeys) keys.add(k);
-    }
-    // Per project and key: environment -> last seen (µs).
-    const envs = new Map<string, Map<string, number>>();
-    try {
-      for (const [projectId, set] of byProject) {
-        const keys = [...set];
-        for (let off = 0; off < keys.length; off += KEYS_PER_ENVIRONMENT_READ) {
-          const rows = await this.telemetry.sightingEnvironments(projectId, keys.slice(off, off + KEYS_PER_ENVIRONMENT_READ), MAX_ENVIRONMENTS_SHOWN + 1);
-          for (const r of rows) {
-            const id = `${projectId}\n${r.observationKey}`;
-            let m = envs.get(id);
-            if (!m) envs.set(id, (m = new Map()));
-            m.set(r.environment, r.lastSeenUs);
-          }
-        }
-      }
-    } catch {
-      return new Map(assets.map((a) => [a.id, { environment: null, environments: null, environmentsTruncated: false }]));
-    }
-    const out = new Map<string, SeenIn>();
-    for (const a of assets) {
-      const merged = new Map<string, number>();
-      for (const k of a.observationKeys)
-        for (const [env, lastUs] of envs.get(`${a.projectId}\n${k}`) ?? []) merged.set(env, Math.max(merged.get(env) ?? 0, lastUs));
-      // Each key brought its MAX+1 most recent environments, so the MAX most recent of the union are among them.
-      const names = [...merged].sort(([x, xu], [y, yu]) => yu - xu || codePoint(x, y)).map(([env]) => env);
-      out.set(a.id, { environment: names[0] ?? null, environments: names.slice(0, MAX_ENVIRONMENTS_SHOWN), environmentsTruncated: names.length > MAX_ENVIRONMENTS_SHOWN });
-    }
-    return out;
   }
 
   /** The asset's versions (snapshots) and where the asset is seen now (a snapshot does not keep it). */
   async versions(caller: Principal, id: string, selector: string | undefined, opts: { afterVersion?: number; limit: number }) {
     const a = await this.get(caller, id, selector);
-    const [rows, seen] = await Promise.all([this.control.assets.versions(a.id, opts), this.seenIn([a])]);
+    const [rows, seen] = await Promise.all([this.control.assets.versions(a.id, opts), seenIn(this.telemetry, [a])]);
     return { rows, seen: seen.get(a.id)! };
   }
 
@@ -448,7 +397,6 @@ export class AssetService {
 
 }
 
-const codePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** A new asset (version 1): unreviewed, unassessed, unclassified, unowned, not quarantined, unless told otherwise. */
 export function newAsset(a: Pick<AssetRecord, 'id' | 'orgId' | 'projectId' | 'name' | 'origin' | 'createdAt'> & Partial<AssetRecord>): AssetRecord {
