@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import net from 'node:net';
-import { freePort, REPO_ROOT, startServer, stopServer } from '../server/src/testing/server-process.js';
+import { freePort, REPO_ROOT, SERVER_MAIN, startServer, stopServer } from '../server/src/testing/server-process.js';
 
 async function waitForHealth(base: string, alive: () => boolean): Promise<void> {
   const deadline = Date.now() + 60_000;
@@ -101,7 +101,7 @@ describe('a first start that cannot listen', () => {
     const busy = net.createServer();
     const port = await new Promise<number>((resolve) => busy.listen(0, '127.0.0.1', () => resolve((busy.address() as net.AddressInfo).port)));
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+      const child = spawn(process.execPath, [SERVER_MAIN], {
         cwd: REPO_ROOT,
         env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_DATA_DIR: dataDir, SVC_PORT: String(port), SVC_LOG_LEVEL: 'warn' },
         stdio: ['ignore', 'pipe', 'pipe'],
