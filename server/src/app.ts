@@ -70,6 +70,9 @@ export interface BuildOptions {
   logger?: boolean | { level: string };
 }
 
+/** The longest path parameter the router reads (ids, keys and names in paths are far shorter). */
+const MAX_PATH_PARAM = 1000;
+
 export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? { level: ctx.config.logLevel },
@@ -80,10 +83,15 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     forceCloseConnections: 'idle',
     // Errors raised before routing (a bad percent escape in the path) get the same error shape.
     frameworkErrors: (err, _req, reply) => {
-      const badUrl = err.code === 'FST_ERR_BAD_URL';
-      void sendError(reply, new ApiError(400, 'invalid_request', badUrl ? 'malformed URL path (invalid percent escape)' : 'the request could not be read'));
+      const message =
+        err.code === 'FST_ERR_BAD_URL'
+          ? 'malformed URL path (invalid percent escape)'
+          : err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? `a path segment is longer than ${MAX_PATH_PARAM} characters, more than any id or key this service takes`
+            : 'the request could not be read';
+      void sendError(reply, new ApiError(400, 'invalid_request', message));
     },
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000, querystringParser: lenientQuery },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PATH_PARAM, querystringParser: lenientQuery },
   });
   app.setValidatorCompiler(validatorCompiler);
   // Every declared route, so a test can prove the OpenAPI description covers them all.

@@ -157,4 +157,12 @@ describe('errors before routing', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'invalid_request', message: 'malformed URL path (invalid percent escape)' });
   });
+
+  it('a path parameter longer than the router reads is 400 saying so', async () => {
+    for (const url of [`/api/v1/memory-items/${'k'.repeat(5000)}/label`, `/api/v1/traces/${'a'.repeat(1001)}`]) {
+      const res = await t.call({ method: 'GET', url });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ error: 'invalid_request', message: 'a path segment is longer than 1000 characters, more than any id or key this service takes' });
+    }
+  });
 });
