@@ -371,35 +371,35 @@ export class SpansWriter {
         } else agg.set(k, { projectId: p.projectId, observationKey, source, apiKeyId, firstUs: seenUs, lastUs: seenUs, count });
       }
     }
-    const rows = [...agg.values()];
-    for (let off = 0; off < rows.length; off += SIGHTINGS_PER_INSERT) {
-      const part = rows.slice(off, off + SIGHTINGS_PER_INSERT);
-      const stmt = await this.upsertStatement(c, 'sightings', part.length);
-      let i = 1;
-      for (const r of part) {
-        stmt.bindVarchar(i++, r.projectId);
-        stmt.bindVarchar(i++, r.observationKey);
-        stmt.bindVarchar(i++, r.source);
-        stmt.bindVarchar(i++, r.apiKeyId);
-        stmt.bindBigInt(i++, BigInt(r.firstUs));
-        stmt.bindBigInt(i++, BigInt(r.lastUs));
-        stmt.bindBigInt(i++, BigInt(r.count));
-      }
-      await stmt.run();
-    }
+    await this.upsertInParts(c, 'sightings', [...agg.values()], (stmt, r, i) => {
+      stmt.bindVarchar(i++, r.projectId);
+      stmt.bindVarchar(i++, r.observationKey);
+      stmt.bindVarchar(i++, r.source);
+      stmt.bindVarchar(i++, r.apiKeyId);
+      stmt.bindBigInt(i++, BigInt(r.firstUs));
+      stmt.bindBigInt(i++, BigInt(r.lastUs));
+      stmt.bindBigInt(i++, BigInt(r.count));
+      return i;
+    });
     const envRows = [...envAgg.values()];
     for (const p of batch) p.environmentsWritten = envRows;
-    for (let off = 0; off < envRows.length; off += SIGHTINGS_PER_INSERT) {
-      const part = envRows.slice(off, off + SIGHTINGS_PER_INSERT);
-      const stmt = await this.upsertStatement(c, 'environments', part.length);
+    await this.upsertInParts(c, 'environments', envRows, (stmt, r, i) => {
+      stmt.bindVarchar(i++, r.projectId);
+      stmt.bindVarchar(i++, r.observationKey);
+      stmt.bindVarchar(i++, r.environment);
+      stmt.bindBigInt(i++, BigInt(r.firstUs));
+      stmt.bindBigInt(i++, BigInt(r.lastUs));
+      return i;
+    });
+  }
+
+  /** Upserts `rows` into `table`, SIGHTINGS_PER_INSERT per statement; `bind` binds one row from position `i` and returns the next. */
+  private async upsertInParts<R>(c: DuckDBConnection, table: 'sightings' | 'environments', rows: R[], bind: (stmt: DuckDBPreparedStatement, r: R, i: number) => number): Promise<void> {
+    for (let off = 0; off < rows.length; off += SIGHTINGS_PER_INSERT) {
+      const part = rows.slice(off, off + SIGHTINGS_PER_INSERT);
+      const stmt = await this.upsertStatement(c, table, part.length);
       let i = 1;
-      for (const r of part) {
-        stmt.bindVarchar(i++, r.projectId);
-        stmt.bindVarchar(i++, r.observationKey);
-        stmt.bindVarchar(i++, r.environment);
-        stmt.bindBigInt(i++, BigInt(r.firstUs));
-        stmt.bindBigInt(i++, BigInt(r.lastUs));
-      }
+      for (const r of part) i = bind(stmt, r, i);
       await stmt.run();
     }
   }
