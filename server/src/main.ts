@@ -23,7 +23,8 @@ async function main() {
   // server creates is readable by its own user only.
   process.umask(0o077);
   const config = await withKeyHashSecret(loadConfig());
-  const { control, telemetry } = await openStores(config);
+  // One-time upgrades of the data files print their progress (JSON lines, like the service's log).
+  const { control, telemetry } = await openStores(config, (msg) => process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), msg })}\n`));
   const ctx = buildContext({ config, control, telemetry });
   // A first start creates the owner key and shows it once; if the address were unusable the process
   // would then exit with a store nobody can sign in to. So the address is tried before anything is created.

@@ -5,6 +5,7 @@
  */
 import { BIGINT, BOOLEAN, INTEGER, LIST, listValue, VARCHAR, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { ATTR, canonicalOperation, MEMORY_TRUST_LABELS, outcomeOf, TERMINAL_REASON } from '../../../domains/agent-runs/model.js';
+import { refreshSummaries } from './summaries-writer.js';
 import type { TelemetryDb } from './open.js';
 
 /** Microseconds since the epoch of an RFC 3339 time (whole milliseconds), plus `extraUs`. */
@@ -183,6 +184,7 @@ async function insertRows(db: TelemetryDb, table: string, columns: [string, Duck
 
 export async function insertSpans(db: TelemetryDb, projectId: string, spans: SpanFixture[]): Promise<void> {
   await insertRows(db, 'spans', SPAN_COLUMNS, spans.map((s) => spanValues(projectId, s)));
+  await refreshSummaries(db, projectId, spans.map((s) => s.traceId));
 }
 
 export interface EventFixture {
@@ -278,4 +280,5 @@ export async function insertManySteps(db: TelemetryDb, projectId: string, trace:
     stmt.bind({ project: projectId, trace, parent: parentSpanId, start: BigInt(startUs), n: BigInt(n) }, { project: VARCHAR, trace: VARCHAR, parent: VARCHAR, start: BIGINT, n: BIGINT });
     await stmt.run();
   });
+  await refreshSummaries(db, projectId, [trace]);
 }

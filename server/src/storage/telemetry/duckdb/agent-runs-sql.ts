@@ -100,9 +100,13 @@ export const ROOT_COLUMNS = [
   'end_us',
 ];
 
-/** A condition on `trace_id`: the traces one of whose spans matches all of `narrow` (empty: every trace). */
+/**
+ * A condition on `trace_id`: the traces that, for each condition of `narrow`, have a span matching it (empty:
+ * every trace). Each condition may hold on another span: a run's session key and turn id may come from two
+ * spans (the fallbacks).
+ */
 export function narrowScope(project: string, narrow: string[]): string {
-  return narrow.length ? `trace_id IN (SELECT trace_id FROM spans WHERE project_id = ${project} AND ${narrow.join(' AND ')})` : '';
+  return narrow.map((n) => `trace_id IN (SELECT trace_id FROM spans WHERE project_id = ${project} AND ${n})`).join(' AND ');
 }
 
 /**

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { TELEMETRY_SCHEMA } from './schema.js';
 import { addLogBodyClass, lacksColumn } from './schema-upgrades.js';
+import { backfillSummaries } from './summaries-backfill.js';
 
 export interface TelemetryDb {
   instance: DuckDBInstance;
@@ -19,7 +20,15 @@ export interface TelemetryDb {
   close(): Promise<void>;
 }
 
-export async function openTelemetryDb(opts: { dataDir?: string; memory?: boolean; readers?: number; threads?: number; memoryLimit?: string }): Promise<TelemetryDb> {
+export async function openTelemetryDb(opts: {
+  dataDir?: string;
+  memory?: boolean;
+  readers?: number;
+  threads?: number;
+  memoryLimit?: string;
+  /** Progress lines of one-time upgrades. */
+  log?: (line: string) => void;
+}): Promise<TelemetryDb> {
   let file = ':memory:';
   if (!opts.memory) {
     if (!opts.dataDir) throw new Error('dataDir is required for a file-backed telemetry store');
@@ -38,6 +47,12 @@ export async function openTelemetryDb(opts: { dataDir?: string; memory?: boolean
   await writer.run("SET checkpoint_threshold = '256MB'");
   if (await lacksColumn(writer, 'logs', 'body_class')) await addLogBodyClass(writer);
   for (const stmt of TELEMETRY_SCHEMA) await writer.run(stmt);
+  const source = await instance.connect();
+  try {
+    await backfillSummaries(writer, source, opts.log);
+  } finally {
+    source.closeSync();
+  }
   const idle: DuckDBConnection[] = [];
   const waiting: ((c: DuckDBConnection) => void)[] = [];
   for (let i = 0; i < (opts.readers ?? 4); i++) idle.push(await instance.connect());

@@ -37,8 +37,11 @@ interface Pending<P> {
   reject(e: unknown): void;
 }
 
-/** What a table's writer does inside the transaction for a batch of requests. */
-export type CommitBatch<P> = (c: DuckDBConnection, batch: P[]) => Promise<void>;
+/**
+ * What a table's writer does inside the transaction for a batch of requests; it may return what to do once
+ * the transaction committed (never run when it rolled back).
+ */
+export type CommitBatch<P> = (c: DuckDBConnection, batch: P[]) => Promise<void | (() => void)>;
 
 /** Runs a whole transaction (BEGIN to COMMIT or ROLLBACK), e.g. one at a time with other writes (spans-writer.ts). */
 export type Serialize = <T>(transaction: () => Promise<T>) => Promise<T>;
@@ -126,8 +129,9 @@ export class GroupCommitWriter<P> {
     await this.serialize(async () => {
       await c.run('BEGIN TRANSACTION');
       try {
-        await this.commitBatch(c, items);
+        const after = await this.commitBatch(c, items);
         await c.run('COMMIT');
+        if (after) after();
       } catch (e) {
         await c.run('ROLLBACK').catch(() => undefined);
         throw e;

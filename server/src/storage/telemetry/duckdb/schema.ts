@@ -163,4 +163,55 @@ export const TELEMETRY_SCHEMA = [
      trace_id VARCHAR NOT NULL,
      deleted_at_us BIGINT NOT NULL,    -- the first delete
      PRIMARY KEY (project_id, trace_id))`,
+  // ---- Summaries kept at ingest (issue 21): one row per trace, per run and per session, written in the
+  // transaction that stores the spans changing them (summaries-writer.ts), so that lists never scan spans.
+  // The rules are domains/agent-runs/summary.ts; a file written before these tables existed is backfilled
+  // once at open (summaries-backfill.ts).
+  `CREATE TABLE IF NOT EXISTS trace_summaries (
+     project_id VARCHAR NOT NULL,
+     trace_id VARCHAR NOT NULL,
+     start_us BIGINT NOT NULL,          -- first span start
+     end_us BIGINT NOT NULL,            -- last span end
+     span_count BIGINT NOT NULL,        -- distinct span ids
+     error_count BIGINT NOT NULL,
+     services VARCHAR[] NOT NULL,       -- distinct service names, code point order
+     root_span_id VARCHAR NOT NULL,
+     root_name VARCHAR NOT NULL,
+     root_service VARCHAR,
+     root_missing BOOLEAN NOT NULL,
+     first_ingested_us BIGINT NOT NULL, -- ingest times of the first and last stored copy: a detail read looks only there
+     last_ingested_us BIGINT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS run_summaries (
+     project_id VARCHAR NOT NULL,
+     trace_id VARCHAR NOT NULL,
+     root_span_id VARCHAR NOT NULL,
+     agent_name VARCHAR,
+     agent_id VARCHAR,
+     observation_key VARCHAR,
+     service_name VARCHAR,
+     environment VARCHAR,
+     session_key VARCHAR,
+     turn_id VARCHAR,
+     status VARCHAR,
+     terminal_reason VARCHAR,
+     start_us BIGINT NOT NULL,
+     end_us BIGINT NOT NULL,
+     step_count BIGINT NOT NULL,
+     error_steps BIGINT NOT NULL,
+     tool_calls BIGINT NOT NULL,
+     model_calls BIGINT NOT NULL,
+     safety_outcomes BIGINT NOT NULL,
+     safety_errors BIGINT NOT NULL,
+     usage VARCHAR NOT NULL)            -- JSON [[provider, model, input, output, reported cost, calls], ...]: priced when read`,
+  `CREATE TABLE IF NOT EXISTS session_summaries (
+     project_id VARCHAR NOT NULL,
+     session_key VARCHAR NOT NULL,
+     run_count BIGINT NOT NULL,
+     turn_count BIGINT NOT NULL,
+     start_us BIGINT NOT NULL,
+     end_us BIGINT NOT NULL)`,
+  // One-time upgrades done on this file (name -> when).
+  `CREATE TABLE IF NOT EXISTS telemetry_upgrades (
+     name VARCHAR PRIMARY KEY,
+     done_at_us BIGINT NOT NULL)`,
 ];

@@ -18,6 +18,8 @@ import type { SpanEventRow as TraceSpanEventRow, SpanRow as TraceSpanRow } from 
 import type { TelemetryDb } from './open.js';
 import { OneAtATime } from './statements.js';
 import { GroupCommitWriter, WriterStoppedError, appendChunks, rowChunks, tableLayout, type ColumnGetters, type TableLayout } from './rows-writer.js';
+import { summaryUpkeep, type ProjectSpans, type SummaryUpkeep } from './summaries-writer.js';
+import type { SpanDigest } from '../../../domains/agent-runs/summary.js';
 
 /**
  * One `spans` row: the span's own columns as the trace read returns them, and the agent-model columns
@@ -221,9 +223,42 @@ interface SightingAggregate {
   count: number;
 }
 
+/** What the summaries keep of a stored span (not its attributes: they are never summarized). */
+function digestOf(r: SpanRow, ingestedAtUs: number): SpanDigest & { traceId: string } {
+  return {
+    traceId: r.traceId,
+    spanId: r.spanId,
+    parentSpanId: r.parentSpanId,
+    name: r.name,
+    serviceName: r.serviceName,
+    environment: r.environment,
+    statusCode: r.statusCode,
+    startUs: r.startUs,
+    endUs: r.endUs,
+    ingestedAtUs,
+    canonicalOperation: r.canonicalOperation,
+    responseStatus: r.responseStatus,
+    outcome: r.outcome,
+    agentName: r.agentName,
+    agentId: r.agentId,
+    observationKey: r.observationKey,
+    sessionKey: r.sessionKey,
+    turnId: r.turnId,
+    runStatus: r.runStatus,
+    terminalReason: r.terminalReason,
+    model: r.model,
+    provider: r.provider,
+    inputTokens: r.inputTokens,
+    outputTokens: r.outputTokens,
+    reportedCostNanos: r.reportedCostNanos,
+    safetyCheck: r.safetyCheck,
+  };
+}
+
 export class SpansWriter {
   private readonly gc: GroupCommitWriter<Pending>;
   private readonly gate: TraceDeleteGate;
+  private readonly summaries: SummaryUpkeep;
   private layouts: Promise<Layouts> | null = null;
   /** Prepared upserts by table and row count, on the writer's connection (preparing costs more than running them). */
   private readonly upserts = new Map<string, DuckDBPreparedStatement>();
@@ -233,6 +268,7 @@ export class SpansWriter {
 
   constructor(private readonly db: TelemetryDb) {
     this.gate = traceDeleteGate(db);
+    this.summaries = summaryUpkeep(db);
     this.gc = new GroupCommitWriter<Pending>(db, 'spans', (c, batch) => this.commit(c, batch), (fn) => this.gate.run(fn));
   }
 
@@ -275,17 +311,19 @@ export class SpansWriter {
     this.upsertConn = null;
   }
 
-  /** Runs inside the transaction, under the gate. */
-  private async commit(c: DuckDBConnection, batch: Pending[]): Promise<void> {
+  /** Runs inside the transaction, under the gate; returns the summaries' memory update, applied after COMMIT. */
+  private async commit(c: DuckDBConnection, batch: Pending[]): Promise<() => void> {
     const gone = await this.tombstoned(c, batch);
     const spans: DuckDBDataChunk[] = [];
     const events: DuckDBDataChunk[] = [];
+    const summarized: ProjectSpans[] = [];
     for (const p of batch) {
       const g = gone.get(p.projectId);
       p.tombstoned = 0;
       if (!g || !p.rows.spans.some((r) => g.has(r.traceId))) {
         spans.push(...p.spans);
         events.push(...p.events);
+        summarized.push({ projectId: p.projectId, spans: p.rows.spans.map((r) => digestOf(r, p.rows.ingestedAtUs)) });
         continue;
       }
       // Rare (a retried export of a deleted trace): the chunks are built again without its rows.
@@ -294,10 +332,14 @@ export class SpansWriter {
       const keptEvents = p.rows.events.filter((r) => !g.has(r.traceId));
       spans.push(...rowChunks(p.layouts.spans, spanColumns(p.projectId, p.rows.ingestedAtUs), keptSpans));
       events.push(...rowChunks(p.layouts.events, eventColumns(p.projectId), keptEvents));
+      summarized.push({ projectId: p.projectId, spans: keptSpans.map((r) => digestOf(r, p.rows.ingestedAtUs)) });
     }
+    // Before the spans are appended: a stored trace's earlier spans are read from `spans` (summaries-writer.ts).
+    const afterCommit = await this.summaries.update(c, summarized);
     await appendChunks(c, 'spans', spans);
     await appendChunks(c, 'span_events', events);
     await this.upsertSightings(c, batch, gone);
+    return afterCommit;
   }
 
   /**

@@ -4,6 +4,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { BIGINT, INTEGER, VARCHAR } from '@duckdb/node-api';
+import { refreshSummaries } from './summaries-writer.js';
 import type { TelemetryDb } from './open.js';
 
 export type At = string | number;
@@ -86,6 +87,8 @@ export async function insertSpans(db: TelemetryDb, specs: SpanSpec[]): Promise<s
       );
     }
   }
+  for (const projectId of new Set(specs.map((s) => s.projectId)))
+    await refreshSummaries(db, projectId, specs.filter((s) => s.projectId === projectId).map((s) => s.traceId));
   return ids;
 }
 
@@ -102,6 +105,7 @@ export async function insertBigTrace(db: TelemetryDb, projectId: string, traceId
     { project: projectId, trace: traceId, start: BigInt(start) },
     { start: BIGINT },
   );
+  await refreshSummaries(db, projectId, [traceId]);
 }
 
 export interface LogSpec {

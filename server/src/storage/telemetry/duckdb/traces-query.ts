@@ -20,6 +20,8 @@ import type {
 import type { TelemetryDb } from './open.js';
 import { rows, exec, type Params } from './statements.js';
 import { traceDeleteGate } from './spans-writer.js';
+import { summaryUpkeep } from './summaries-writer.js';
+import { ingestRange } from './agent-runs-query.js';
 
 const SAFE_KEY = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
 
@@ -86,59 +88,37 @@ function spanConditions(q: SpanConditions, params: Params): string[] {
   return conds;
 }
 
-/** Root first: a parentless span, then the earliest start, then the smallest span id. */
-const ROOT_ORDER = `(coalesce(s.parent_span_id, '') <> ''), s.start_us, s.span_id`;
-
 export class DuckDbTracesQuery implements TracesStore {
   constructor(private readonly db: TelemetryDb) {}
 
+  /**
+   * From the trace summaries (summaries-writer.ts): the traces that started in the window, newest first. With
+   * span conditions, a span of the trace must match them: those spans are looked for among the spans that
+   * started at or after the window's start (every span of a trace starts at or after the trace does).
+   */
   search(q: TraceSearch): Promise<TraceSummaryRow[]> {
     const params: Params = { project: q.projectId, lo: BigInt(q.fromUs), hi: BigInt(q.toUs), limit: BigInt(q.limit) };
-    const conds = ['project_id = $project', 'start_us BETWEEN $lo AND $hi', ...spanConditions(q, params)];
-    const outer: string[] = [];
+    const where = ['project_id = $project', 'start_us BETWEEN $lo AND $hi'];
+    const conds = spanConditions(q, params);
+    if (conds.length) where.push(`trace_id IN (SELECT trace_id FROM spans WHERE project_id = $project AND start_us >= $lo AND ${conds.join(' AND ')})`);
     if (q.minDurationUs !== undefined) {
-      outer.push('ended - started >= $mind');
+      where.push('end_us - start_us >= $mind');
       params.mind = BigInt(Math.ceil(q.minDurationUs));
     }
     if (q.maxDurationUs !== undefined) {
-      outer.push('ended - started <= $maxd');
+      where.push('end_us - start_us <= $maxd');
       params.maxd = BigInt(Math.floor(q.maxDurationUs));
     }
     if (q.after) {
-      outer.push('(started < $cs OR (started = $cs AND trace_id < $ct))');
+      where.push('(start_us, trace_id) < ($cs, $ct)');
       params.cs = BigInt(q.after.startUs);
       params.ct = q.after.traceId;
     }
-    // The page is chosen on the cheap keys first (start, end: all the filters and the order need), then the
-    // summaries (distinct counts, services, root) are computed for the page's traces only, not for every
-    // trace in the window.
     const sql = `
-      WITH m AS (SELECT DISTINCT trace_id FROM spans WHERE ${conds.join(' AND ')}),
-      k AS (
-        SELECT s.trace_id, min(s.start_us) AS started, max(s.end_us) AS ended
-        FROM spans s SEMI JOIN m ON s.trace_id = m.trace_id
-        WHERE s.project_id = $project
-        GROUP BY s.trace_id),
-      pg AS (
-        SELECT trace_id, started, ended FROM k
-        ${outer.length ? `WHERE ${outer.join(' AND ')}` : ''}
-        ORDER BY started DESC, trace_id DESC
-        LIMIT $limit),
-      t AS (
-        SELECT s.trace_id,
-          count(DISTINCT s.span_id) AS spans,
-          count(DISTINCT s.span_id) FILTER (WHERE s.status_code = 'error') AS errors,
-          list_sort(list_distinct(list(s.service_name) FILTER (WHERE s.service_name IS NOT NULL))) AS services,
-          first(s.span_id ORDER BY ${ROOT_ORDER}) AS root_id,
-          first(s.name ORDER BY ${ROOT_ORDER}) AS root_name,
-          first(s.service_name ORDER BY ${ROOT_ORDER}) AS root_service,
-          bool_and(coalesce(s.parent_span_id, '') <> '') AS root_missing
-        FROM spans s SEMI JOIN pg ON s.trace_id = pg.trace_id
-        WHERE s.project_id = $project
-        GROUP BY s.trace_id)
-      SELECT pg.trace_id, pg.started, pg.ended, t.spans, t.errors, t.services, t.root_id, t.root_name, t.root_service, t.root_missing
-      FROM pg JOIN t ON t.trace_id = pg.trace_id
-      ORDER BY pg.started DESC, pg.trace_id DESC`;
+      SELECT trace_id, start_us, end_us, span_count, error_count, services, root_span_id, root_name, root_service, root_missing
+      FROM trace_summaries WHERE ${where.join(' AND ')}
+      ORDER BY start_us DESC, trace_id DESC
+      LIMIT $limit`;
     return this.db.read(async (c) =>
       (await rows(c, sql, params)).map((r) => ({
         traceId: r[0] as string,
@@ -157,7 +137,7 @@ export class DuckDbTracesQuery implements TracesStore {
 
   size(projectId: string, traceId: string): Promise<TraceSize> {
     const sql = `SELECT
-        (SELECT count(DISTINCT span_id) FROM spans WHERE project_id = $project AND trace_id = $trace),
+        (SELECT span_count FROM trace_summaries WHERE project_id = $project AND trace_id = $trace),
         (SELECT count(*) FROM (SELECT DISTINCT span_id, event_index FROM span_events WHERE project_id = $project AND trace_id = $trace))`;
     return this.db.read(async (c) => {
       const [[spans, events]] = await rows(c, sql, { project: projectId, trace: traceId });
@@ -165,15 +145,18 @@ export class DuckDbTracesQuery implements TracesStore {
     });
   }
 
+  /** Read only where the trace's copies were ingested (its summary's ingest range): DuckDB skips the other row groups. */
   spans(projectId: string, traceId: string): Promise<SpanRow[]> {
     const sql = `
       SELECT span_id, parent_span_id, name, kind, start_us, end_us, status_code, status_message, service_name,
              environment, scope_name, attributes, resource_attributes
-      FROM spans WHERE project_id = $project AND trace_id = $trace
+      FROM spans WHERE project_id = $project AND trace_id = $trace AND ingested_at_us BETWEEN $lo AND $hi
       QUALIFY row_number() OVER (PARTITION BY span_id ORDER BY ingested_at_us, start_us) = 1
       ORDER BY start_us, span_id`;
-    return this.db.read(async (c) =>
-      (await rows(c, sql, { project: projectId, trace: traceId })).map((r) => ({
+    return this.db.read(async (c) => {
+      const range = await ingestRange(c, projectId, traceId);
+      if (!range) return [];
+      return (await rows(c, sql, { project: projectId, trace: traceId, lo: BigInt(range.lo), hi: BigInt(range.hi) })).map((r) => ({
         spanId: r[0] as string,
         parentSpanId: r[1] === null || r[1] === '' ? null : (r[1] as string),
         name: r[2] as string,
@@ -187,8 +170,8 @@ export class DuckDbTracesQuery implements TracesStore {
         scopeName: str(r[10]),
         attributes: r[11] as string,
         resourceAttributes: r[12] as string,
-      })),
-    );
+      }));
+    });
   }
 
   events(projectId: string, traceId: string): Promise<SpanEventRow[]> {
@@ -219,13 +202,16 @@ export class DuckDbTracesQuery implements TracesStore {
     const gate = traceDeleteGate(this.db);
     return this.db.read((conn) =>
       gate.run(async () => {
-        const removed = await transaction(conn, async (c) => {
+        const { after, ...removed } = await transaction(conn, async (c) => {
           const events = await exec(c, 'DELETE FROM span_events WHERE project_id = $project AND trace_id = $trace', p);
           const spans = await exec(c, 'DELETE FROM spans WHERE project_id = $project AND trace_id = $trace', p);
           if (spans + events > 0)
             await exec(c, 'INSERT INTO trace_tombstones (project_id, trace_id, deleted_at_us) VALUES ($project, $trace, $at) ON CONFLICT DO NOTHING', p);
-          return { spans, events };
+          // The trace leaves every list with its spans (its run, and its session when it was the last run).
+          const after = await summaryUpkeep(this.db).remove(c, projectId, [traceId]);
+          return { spans, events, after };
         });
+        after();
         if (removed.spans + removed.events > 0) gate.mayHaveTombstones = true;
         return removed;
       }),
