@@ -19,7 +19,7 @@ const CHUNK_ROWS = 2048;
  * classes' per-row `setItem` (a BigInt per timestamp, one native call per string; together about a third
  * of the ingest thread's time at 10k points per request).
  */
-interface Bindings {
+export interface Bindings {
   data_chunk_get_vector(chunk: unknown, column: number): unknown;
   vector_assign_string_element(vector: unknown, index: number, str: string): void;
   vector_get_data(vector: unknown, bytes: number): Uint8Array;
@@ -28,9 +28,9 @@ interface Bindings {
   copy_data_to_vector_validity(vector: unknown, offset: number, buffer: ArrayBufferLike, byteOffset: number, bytes: number): void;
 }
 const nodeRequire = createRequire(import.meta.url);
-const duckdb = createRequire(nodeRequire.resolve('@duckdb/node-api'))('@duckdb/node-bindings') as Bindings;
+export const duckdb = createRequire(nodeRequire.resolve('@duckdb/node-api'))('@duckdb/node-bindings') as Bindings;
 /** The column buffers below hold 64-bit integers as (low, high) uint32 pairs, which is DuckDB's layout on a little-endian machine. */
-const LITTLE_ENDIAN = os.endianness() === 'LE';
+export const LITTLE_ENDIAN = os.endianness() === 'LE';
 
 // Scratch column buffers, filled and copied into a chunk synchronously (never across an await).
 const strings = new Uint32Array(CHUNK_ROWS * 4); // DuckDB string_t: 16 bytes per row

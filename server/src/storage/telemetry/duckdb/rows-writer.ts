@@ -24,6 +24,7 @@ import {
   type DuckDBValue,
 } from '@duckdb/node-api';
 import type { TelemetryDb } from './open.js';
+import { LITTLE_ENDIAN, duckdb } from './metric-point-chunks.js';
 
 export class WriterStoppedError extends Error {
   constructor(what: string) {
@@ -205,17 +206,140 @@ function setNulls(v: Vector, n: number, nulls: Uint8Array, first: number): void 
   } else for (let i = first + 1; i < n; i++) if (nulls[i]) v.setItem(i, null);
 }
 
+// Scratch buffers of the fixed-width columns, filled and copied into a chunk synchronously (never across an await).
+const words = new Uint32Array(CHUNK_ROWS * 2); // 8 bytes a row: int64 as (low, high), or a double
+const doubles = new Float64Array(words.buffer);
+const int32s = new Int32Array(words.buffer, 0, CHUNK_ROWS);
+const bytes = new Uint8Array(words.buffer, 0, CHUNK_ROWS);
+const validity = new Uint32Array(Math.ceil(CHUNK_ROWS / 64) * 2);
+const TWO_32 = 4294967296;
+
+/** Bytes per row of the column types written at once (0: row by row through the node-api vector). */
+function fixedWidth(type: DuckDBType): number {
+  if (!LITTLE_ENDIAN) return 0;
+  switch (type.typeId) {
+    case DuckDBTypeId.BIGINT:
+    case DuckDBTypeId.DOUBLE:
+      return 8;
+    case DuckDBTypeId.INTEGER:
+      return 4;
+    case DuckDBTypeId.BOOLEAN:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+/**
+ * Rows [off, off + n) of a BIGINT, DOUBLE, INTEGER or BOOLEAN column, written into the chunk's vector in one
+ * copy (and its validity in another when a row is NULL): no BigInt and no native call per value. A BIGINT's
+ * number is integral (times in µs, counts), so the (low, high) words are exact.
+ */
+function fillFixed<R>(chunk: DuckDBDataChunk, col: number, type: DuckDBType, get: (row: R) => CellValue, rows: readonly R[], off: number, n: number): void {
+  const vector = duckdb.data_chunk_get_vector(chunk.chunk, col);
+  const words64 = Math.ceil(n / 64) * 2;
+  validity.fill(0, 0, words64);
+  let nulls = 0;
+  const id = type.typeId;
+  for (let i = 0; i < n; i++) {
+    const v = get(rows[off + i]);
+    if (v === null) {
+      nulls++;
+      if (id === DuckDBTypeId.BOOLEAN) bytes[i] = 0;
+      else if (id === DuckDBTypeId.INTEGER) int32s[i] = 0;
+      else doubles[i] = 0;
+      continue;
+    }
+    validity[i >>> 5] |= 1 << (i & 31);
+    if (id === DuckDBTypeId.BIGINT) {
+      const x = v as number;
+      const hi = Math.floor(x / TWO_32);
+      words[2 * i] = x - hi * TWO_32;
+      words[2 * i + 1] = hi; // two's complement when negative
+    } else if (id === DuckDBTypeId.DOUBLE) doubles[i] = v as number;
+    else if (id === DuckDBTypeId.INTEGER) int32s[i] = v as number;
+    else bytes[i] = v ? 1 : 0;
+  }
+  duckdb.copy_data_to_vector(vector, 0, words.buffer, 0, n * fixedWidth(type));
+  if (nulls > 0) {
+    duckdb.vector_ensure_validity_writable(vector);
+    duckdb.copy_data_to_vector_validity(vector, 0, validity.buffer, 0, words64 * 4);
+  }
+}
+
+const stringTs = new Uint32Array(CHUNK_ROWS * 4); // DuckDB string_t: 16 bytes a row
+const firstRows = new Int32Array(CHUNK_ROWS);
+
+/**
+ * Rows [off, off + n) of a VARCHAR column: each distinct string of the chunk is assigned once through DuckDB
+ * (into the vector's own string heap when longer than 12 bytes) and every other row holding it gets a copy
+ * of that row's 16-byte string_t, so they share the one string the vector owns (project ids, services,
+ * operations and statuses repeat on nearly every row). NULL rows are marked in the validity.
+ */
+function fillVarchar<R>(chunk: DuckDBDataChunk, col: number, get: (row: R) => CellValue, rows: readonly R[], off: number, n: number): void {
+  const vector = duckdb.data_chunk_get_vector(chunk.chunk, col);
+  const words64 = Math.ceil(n / 64) * 2;
+  validity.fill(0, 0, words64);
+  const first = new Map<string, number>();
+  let nulls = 0;
+  for (let i = 0; i < n; i++) {
+    const v = get(rows[off + i]);
+    if (v === null) {
+      nulls++;
+      firstRows[i] = -1;
+      continue;
+    }
+    validity[i >>> 5] |= 1 << (i & 31);
+    const str = v as string;
+    const f = first.get(str);
+    if (f === undefined) {
+      first.set(str, i);
+      firstRows[i] = i;
+      duckdb.vector_assign_string_element(vector, i, str);
+    } else firstRows[i] = f;
+  }
+  const data = duckdb.vector_get_data(vector, n * 16);
+  const assigned = new Uint32Array(data.buffer, data.byteOffset, n * 4);
+  for (let i = 0; i < n; i++) {
+    const f = firstRows[i] * 4;
+    const t = i * 4;
+    if (f < 0) {
+      stringTs[t] = stringTs[t + 1] = stringTs[t + 2] = stringTs[t + 3] = 0;
+      continue;
+    }
+    stringTs[t] = assigned[f];
+    stringTs[t + 1] = assigned[f + 1];
+    stringTs[t + 2] = assigned[f + 2];
+    stringTs[t + 3] = assigned[f + 3];
+  }
+  duckdb.copy_data_to_vector(vector, 0, stringTs.buffer, 0, n * 16);
+  if (nulls > 0) {
+    duckdb.vector_ensure_validity_writable(vector);
+    duckdb.copy_data_to_vector_validity(vector, 0, validity.buffer, 0, words64 * 4);
+  }
+}
+
 /** The rows as data chunks laid out like the table; a column with no getter is all NULL. */
 export function rowChunks<R>(layout: TableLayout, getters: ColumnGetters<R>, rows: readonly R[]): DuckDBDataChunk[] {
   const chunks: DuckDBDataChunk[] = [];
   const nulls = new Uint8Array(CHUNK_ROWS);
   const convert = layout.types.map(converter);
+  const fixed = layout.types.map(fixedWidth);
+  const varchar = layout.types.map((t) => LITTLE_ENDIAN && t.typeId === DuckDBTypeId.VARCHAR);
   for (let off = 0; off < rows.length; off += CHUNK_ROWS) {
     const n = Math.min(CHUNK_ROWS, rows.length - off);
     const chunk = DuckDBDataChunk.create(layout.types, n);
     for (let col = 0; col < layout.names.length; col++) {
-      const v = chunk.getColumnVector(col) as unknown as Vector;
       const get = getters[layout.names[col]];
+      if (get && fixed[col] > 0) {
+        fillFixed(chunk, col, layout.types[col], get, rows, off, n);
+        continue;
+      }
+      if (get && varchar[col]) {
+        fillVarchar(chunk, col, get, rows, off, n);
+        continue;
+      }
+      const v = chunk.getColumnVector(col) as unknown as Vector;
       nulls.fill(0, 0, n);
       let first = -1;
       if (get) {

@@ -17,6 +17,7 @@ import { TraceState, summarizeRun, summarizeTrace, type RunSummary, type SpanDig
 import { BloomFilter } from '../../../lib/bloom.js';
 import type { TelemetryDb } from './open.js';
 import { appendChunks, rowChunks, tableLayout, type ColumnGetters, type TableLayout } from './rows-writer.js';
+import { SessionUpkeep, type RunMove } from './session-summaries.js';
 
 /** Spans (as digests) of one project to fold into the summaries. */
 export interface ProjectSpans {
@@ -143,11 +144,12 @@ export class SummaryUpkeep {
   private cachedSpans = 0;
   private known: BloomFilter | null = null;
   private layouts: Promise<{ trace: TableLayout; run: TableLayout }> | null = null;
+  readonly sessions = new SessionUpkeep();
 
   constructor(
     private readonly db: TelemetryDb,
     /** Span digests kept in memory at most (whole traces are dropped, least recently written first). */
-    public maxCachedSpans = 200_000,
+    public maxCachedSpans = 50_000,
   ) {}
 
   /**
@@ -169,14 +171,12 @@ export class SummaryUpkeep {
     const known = await this.knownTraces(c);
     const next = new Map<string, Entry>();
     const stored = new ByProject(); // traces with rows to replace
-    const sessions = new ByProject(); // sessions to recompute
     const toLoad = new ByProject();
     for (const [k, t] of touched) {
       const had = this.cache.get(k);
       if (had) {
         next.set(k, { ...had, state: new TraceState(had.state) });
         stored.add(t.projectId, t.traceId);
-        sessions.add(t.projectId, had.sessionKey);
       } else if (known.has(k)) toLoad.add(t.projectId, t.traceId);
       else next.set(k, { projectId: t.projectId, traceId: t.traceId, state: new TraceState(), sessionKey: null });
     }
@@ -188,12 +188,11 @@ export class SummaryUpkeep {
           const sessionKey = summarizeRun(id, state)?.sessionKey ?? null;
           next.set(keyOf(projectId, id), { projectId, traceId: id, state, sessionKey });
           stored.add(projectId, id);
-          sessions.add(projectId, sessionKey);
         } else next.set(keyOf(projectId, id), { projectId, traceId: id, state: new TraceState(), sessionKey: null });
       }
     }
     for (const [k, e] of next) for (const d of touched.get(k)!.spans) e.state.add(d);
-    return this.write(c, next, stored, sessions);
+    return this.write(c, next, stored, true);
   }
 
   /**
@@ -209,29 +208,39 @@ export class SummaryUpkeep {
       const state = all.get(id);
       if (state) next.set(keyOf(projectId, id), { projectId, traceId: id, state, sessionKey: null });
     }
-    const sessions = new ByProject();
-    return this.write(c, next, stored, sessions, traceIds.filter((id) => !all.has(id)).map((id) => keyOf(projectId, id)));
+    return this.write(c, next, stored, false, traceIds.filter((id) => !all.has(id)).map((id) => keyOf(projectId, id)));
   }
 
-  /** Replaces the rows of `stored` with the summaries of `next`; recomputes the sessions touched. */
-  private async write(c: DuckDBConnection, next: Map<string, Entry>, stored: ByProject, sessions: ByProject, gone: string[] = []): Promise<AfterCommit> {
+  /**
+   * Replaces the rows of `stored` with the summaries of `next` and updates the sessions touched: from the
+   * runs' moves when every entry knows the session its run had (`moves`), else recomputed from the runs.
+   */
+  private async write(c: DuckDBConnection, next: Map<string, Entry>, stored: ByProject, moves: boolean, gone: string[] = []): Promise<AfterCommit> {
     const traces = new Map<string, TraceSummary[]>();
     const runs = new Map<string, RunSummary[]>();
+    const runMoves: RunMove[] = [];
     for (const e of next.values()) {
       const t = summarizeTrace(e.traceId, e.state);
       if (t) push(traces, e.projectId, t);
       const r = summarizeRun(e.traceId, e.state);
-      e.sessionKey = r?.sessionKey ?? null;
+      const to = r?.sessionKey ?? null;
+      runMoves.push({ projectId: e.projectId, traceId: e.traceId, from: e.sessionKey, to, brief: r && { turnId: r.turnId, startUs: r.startUs, endUs: r.endUs } });
+      e.sessionKey = to;
       if (r) push(runs, e.projectId, r);
-      sessions.add(e.projectId, e.sessionKey);
     }
+    // Before run_summaries changes: a session not in memory is read from it as it was.
+    const sessionsAfter = moves ? await this.sessions.apply(c, runMoves) : () => undefined;
     const old = await this.deleteRows(c, stored);
-    for (const [projectId, keys] of old.map) for (const k of keys) sessions.add(projectId, k);
     const layouts = await this.tableLayouts();
     for (const [projectId, rows] of traces) await appendChunks(c, 'trace_summaries', rowChunks(layouts.trace, traceColumnGetters(projectId), rows));
     for (const [projectId, rows] of runs) await appendChunks(c, 'run_summaries', rowChunks(layouts.run, runColumnGetters(projectId), rows));
-    await recomputeSessions(c, sessions);
+    if (!moves) {
+      for (const m of runMoves) old.add(m.projectId, m.to);
+      await recomputeSessions(c, old);
+    }
     return () => {
+      sessionsAfter();
+      if (!moves) for (const [projectId, keys] of old.map) this.sessions.forget(projectId, keys);
       for (const k of gone) this.drop(k);
       for (const [k, e] of next) {
         const had = this.cache.get(k);
@@ -254,12 +263,14 @@ export class SummaryUpkeep {
     const sessions = await this.deleteRows(c, stored);
     await recomputeSessions(c, sessions);
     return () => {
+      for (const [p, keys] of sessions.map) this.sessions.forget(p, keys);
       for (const id of traceIds) this.drop(keyOf(projectId, id));
     };
   }
 
   /** Forgets a deleted project's traces (its rows are deleted with the project's telemetry). */
   forgetProject(projectId: string): void {
+    this.sessions.forgetProject(projectId);
     for (const e of [...this.cache.values()]) if (e.projectId === projectId) this.drop(keyOf(e.projectId, e.traceId));
   }
 

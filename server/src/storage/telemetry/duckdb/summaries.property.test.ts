@@ -229,6 +229,7 @@ describe('summaries kept at ingest equal the recomputation from raw spans', () =
   ] as const) {
     it(label, async () => {
       summaryUpkeep(db).maxCachedSpans = cached;
+      summaryUpkeep(db).sessions.maxCachedRuns = cached;
       for (let seed = 1; seed <= 4; seed++) {
         const r = rng(seed * 7919 + cached);
         const projectId = `p-${cached}-${seed}`;
