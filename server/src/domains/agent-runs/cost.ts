@@ -40,8 +40,15 @@ export class PriceBook {
     return new PriceBook(new Map(list.map(([k], i) => [k, answers[i]])));
   }
 
+  /** By provider ('' for none), then model: a lookup per priced call without building a key. */
+  private readonly byProvider = new Map<string, Map<string, ModelPrice | undefined>>();
+
   price(provider: string | null, model: string | null): ModelPrice | undefined {
-    return model ? this.prices.get(modelKey(provider, model)) : undefined;
+    if (!model) return undefined;
+    let models = this.byProvider.get(provider || '');
+    if (!models) this.byProvider.set(provider || '', (models = new Map()));
+    if (!models.has(model)) models.set(model, this.prices.get(modelKey(provider, model)));
+    return models.get(model);
   }
 }
 
@@ -89,6 +96,17 @@ export function runCosts(traceIds: string[], usage: ModelUsageRow[], book: Price
   const byRun = new Map<string, { cost: StepCost; count: number }[]>(traceIds.map((id) => [id, []]));
   for (const u of usage) byRun.get(u.traceId)?.push({ cost: stepCost(u, book), count: u.steps });
   return new Map([...byRun].map(([id, costs]) => [id, sumCallCosts(costs)]));
+}
+
+/**
+ * Session cost from the model calls of all its runs at once: the same answer as `groupCost` over its runs'
+ * costs (a run without a model call adds nothing; a call missing usage or unpriced makes its run's cost, and
+ * so the sum, unavailable; a sum of 0 is `zero_cost`), without a cost per run.
+ */
+export function pooledGroupCost(calls: Omit<ModelUsageRow, 'traceId'>[], book: PriceBook): Cost<GroupCostReason> {
+  const c = sumCallCosts(calls.map((u) => ({ cost: stepCost(u, book), count: u.steps })));
+  if ('cost_nanos' in c) return c.cost_nanos === 0 ? { cost_unavailable_reason: 'zero_cost' } : c;
+  return c.cost_unavailable_reason === 'no_model_calls' ? { cost_unavailable_reason: 'zero_cost' } : { cost_unavailable_reason: 'run_cost_unavailable' };
 }
 
 /** Session or turn cost from its runs' costs. */

@@ -39,7 +39,7 @@
 import { invalidRequest, notFound, tooLarge } from '../../http/errors.js';
 import { readLimit } from '../../http/pagination.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { groupCost, PriceBook, runCosts, stepCost, type Cost, type RunCostReason, type StepCost } from './cost.js';
+import { groupCost, PriceBook, pooledGroupCost, runCosts, stepCost, type Cost, type RunCostReason, type StepCost } from './cost.js';
 import { MEMORY_OPERATIONS, OP, OUTCOMES, modelCallIds, type Outcome } from './model.js';
 import type { ModelPrices } from './pricing-port.js';
 import {
@@ -131,7 +131,10 @@ export class AgentRunsService {
   /** The cost of each of these runs, by trace id. */
   private async runCostsOf(projectId: string, rows: RunRow[]): Promise<Map<string, Cost<RunCostReason>>> {
     const ids = rows.map((r) => r.traceId);
-    const usage = await this.store.modelUsage(projectId, ids);
+    // Read with the runs when the store keeps them (summaries); asked for otherwise.
+    const usage = rows.every((r) => r.usage)
+      ? rows.flatMap((r) => r.usage!.map((u) => ({ ...u, traceId: r.traceId })))
+      : await this.store.modelUsage(projectId, ids);
     const book = await PriceBook.load(this.pricing, projectId, usage);
     return runCosts(ids, usage, book);
   }
@@ -216,21 +219,15 @@ export class AgentRunsService {
 
   private async sessionViews(projectId: string, rows: SessionRow[]) {
     if (rows.length === 0) return [];
-    // Only the runs' costs are read (no run views are built for the page's runs).
-    const runs = await this.store.runs({ projectId, sessionKeys: rows.map((r) => r.sessionKey) }, {});
-    const costs = await this.runCostsOf(projectId, runs);
-    const bySession = new Map<string, Cost<RunCostReason>[]>();
-    for (const r of runs) {
-      const list = bySession.get(r.sessionKey!) ?? [];
-      list.push(costs.get(r.traceId)!);
-      bySession.set(r.sessionKey!, list);
-    }
+    // The model calls of the sessions' runs, priced at once (no run views, no cost per run).
+    const usage = await this.store.sessionUsage(projectId, rows.map((r) => r.sessionKey));
+    const book = await PriceBook.load(this.pricing, projectId, [...usage.values()].flat());
     return rows.map((s) => ({
       session_key: s.sessionKey,
       run_count: s.runCount,
       ...(s.turnCount > 0 ? { turn_count: s.turnCount } : {}),
       ...groupTimes(s.startUs, s.endUs),
-      ...groupCost(bySession.get(s.sessionKey) ?? []),
+      ...pooledGroupCost(usage.get(s.sessionKey) ?? [], book),
     }));
   }
 

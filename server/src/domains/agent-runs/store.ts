@@ -39,6 +39,11 @@ export interface RunRow {
   /** Steps marked `svc.safety.check` that carry an outcome, and those of them with OUTCOME_ERROR. */
   safetyStepsWithOutcome: number;
   safetyErrorSteps: number;
+  /**
+   * The run's model calls grouped by equal usage, when the store read them with the run (a store keeping
+   * summaries does); absent: ask `modelUsage`.
+   */
+  usage?: Omit<ModelUsageRow, 'traceId'>[];
 }
 
 /** Model steps of a run with the same usage, counted (the cost is per step, so equal steps cost the same). */
@@ -230,6 +235,8 @@ export interface AgentRunsStore {
   runStarts(projectId: string, opts: { after: RunPosition; beforeUs: number; limit: number }): Promise<RunPosition[]>;
   /** Model steps of these runs (grouped by equal usage). */
   modelUsage(projectId: string, traceIds: string[]): Promise<ModelUsageRow[]>;
+  /** The model steps of every run of these sessions (grouped by equal usage within each run), by session. */
+  sessionUsage(projectId: string, sessionKeys: string[]): Promise<Map<string, Omit<ModelUsageRow, 'traceId'>[]>>;
   /** Spans of the trace (every step, the root included). */
   countSteps(projectId: string, traceId: string): Promise<number>;
   /** Every span of the trace, by start then span id. */

@@ -75,7 +75,7 @@ export interface TraceSummary extends TraceSummaryRow {
 
 /** One run as the lists read it, with its model calls grouped by equal usage (priced when read). */
 export interface RunSummary extends RunRow {
-  usage: Omit<ModelUsageRow, 'traceId'>[];
+  usage: NonNullable<RunRow['usage']>;
 }
 
 const codePointLess = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -49,4 +49,21 @@ describe('stepCostNanos', () => {
     // 10^6 tokens at $10,000 per million = $10,000 = 10^13 nanos.
     expect(stepCostNanos(price(10_000, 10_000), 1_000_000, 1_000_000)).toBe(2e13);
   });
+
+  it('the double arithmetic answers exactly what big integers answer, up to the largest safe sums', () => {
+    const exact = (inMilli: number, outMilli: number, i: number, o: number) => Number((BigInt(i) * BigInt(inMilli) + BigInt(o) * BigInt(outMilli) + 500n) / 1000n);
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return Math.floor((seed / 2147483648) * n);
+    };
+    const cases: [number, number, number, number][] = [
+      [1_000_000_000, 0, 9_007_199, 0], // a sum just under 2^53
+      [999_999, 999_999, 4_503_599_627, 4_503_599_627],
+      [15_000_000, 60_000_000, 1e9, 1e9],
+    ];
+    for (let k = 0; k < 2000; k++) cases.push([rand(2e7), rand(2e7), rand(2 ** 30) * (1 + rand(1000)), rand(2 ** 30)]);
+    for (const [inMilli, outMilli, i, o] of cases)
+      expect(stepCostNanos({ inputNanosPerToken: inMilli / 1000, outputNanosPerToken: outMilli / 1000 }, i, o), `${inMilli} ${outMilli} ${i} ${o}`).toBe(exact(inMilli, outMilli, i, o));
+  });
 });

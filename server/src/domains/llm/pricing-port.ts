@@ -41,8 +41,20 @@ export interface ModelPricing {
  */
 export function stepCostNanos(price: ModelPrice, inputTokens: number, outputTokens: number): number {
   // nanos per token = micros per million tokens / 1000, so × 1000 recovers the stored integer exactly.
-  const inMilli = BigInt(Math.round(price.inputNanosPerToken * 1000));
-  const outMilli = BigInt(Math.round(price.outputNanosPerToken * 1000));
-  const milliNanos = BigInt(Math.trunc(inputTokens)) * inMilli + BigInt(Math.trunc(outputTokens)) * outMilli;
+  const inMilli = Math.round(price.inputNanosPerToken * 1000);
+  const outMilli = Math.round(price.outputNanosPerToken * 1000);
+  const inTokens = Math.trunc(inputTokens);
+  const outTokens = Math.trunc(outputTokens);
+  // In doubles while every term is an exact integer (nearly always: a session's list prices thousands of
+  // calls); in BigInt otherwise. Both round half up on the same exact sum.
+  const exact = inTokens * inMilli + outTokens * outMilli + 500;
+  if (Number.isSafeInteger(exact) && exact >= 0 && Number.isSafeInteger(inTokens * inMilli) && Number.isSafeInteger(outTokens * outMilli)) {
+    // The quotient of a double division can land on the next integer near 2^53: corrected exactly.
+    let q = Math.floor(exact / 1000);
+    if (q * 1000 > exact) q--;
+    else if ((q + 1) * 1000 <= exact) q++;
+    return q;
+  }
+  const milliNanos = BigInt(inTokens) * BigInt(inMilli) + BigInt(outTokens) * BigInt(outMilli);
   return Number((milliNanos + 500n) / 1000n);
 }

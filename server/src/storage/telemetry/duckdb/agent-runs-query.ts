@@ -35,6 +35,27 @@ import type { TelemetryDb } from './open.js';
 const RUN_COLUMNS =
   'trace_id, root_span_id, agent_name, agent_id, observation_key, service_name, environment, session_key, turn_id, status, terminal_reason, start_us, end_us, step_count, error_steps, tool_calls, model_calls, safety_outcomes, safety_errors';
 
+/** The first window a page of runs is looked for in (1 hour), and past which it covers everything (a year). */
+const FIRST_WINDOW_US = 3_600_000_000;
+const MAX_WINDOW_US = 366 * 86_400_000_000;
+
+/** One usage group as stored: [provider, model, input tokens, output tokens, reported cost, calls]. */
+type UsageTuple = [string | null, string | null, number | null, number | null, number | null, number];
+
+const usageRow = ([provider, model, inputTokens, outputTokens, reportedCostNanos, steps]: UsageTuple): Omit<ModelUsageRow, 'traceId'> => ({
+  provider,
+  model,
+  inputTokens,
+  outputTokens,
+  reportedCostNanos,
+  steps,
+});
+
+/** A run summary's `usage` JSON (summaries-writer.ts) as usage rows. */
+function usageOf(json: string): Omit<ModelUsageRow, 'traceId'>[] {
+  return json === '[]' ? [] : (JSON.parse(json) as UsageTuple[]).map(usageRow);
+}
+
 /** The conditions of a run filter on `run_summaries` columns. */
 function runWhere(p: Params, f: RunFilter): string[] {
   const where = [`project_id = ${p.str(f.projectId)}`];
@@ -104,13 +125,44 @@ export function healthOf(rows: Record<string, unknown>[]): RunHealthRow[] {
 export class DuckDbAgentRunsQuery implements AgentRunsStore {
   constructor(private readonly db: TelemetryDb) {}
 
+  /**
+   * A page is looked for among the runs that started within a window before its anchor (the cursor, the
+   * filter's `until`, else the newest matching run), widened eightfold until it holds the page or covers
+   * everything: DuckDB's top-N over every row of the project costs as much as sorting them all, while
+   * the filter on `start_us` is a cheap scan and leaves a few rows to sort. Exact: a run outside the window
+   * started before every run in it.
+   */
   async runs(filter: RunFilter, opts: { after?: RunPosition; limit?: number }): Promise<RunRow[]> {
+    return this.db.read(async (c) => {
+      const page = (lowUs: number | null) => {
+        const p = new Params();
+        const where = runWhere(p, filter);
+        if (opts.after) where.push(`(start_us, trace_id) < (${p.int(opts.after.startUs)}, ${p.str(opts.after.traceId)})`);
+        if (lowUs !== null) where.push(`start_us >= ${p.int(lowUs)}`);
+        const sql = `SELECT ${RUN_COLUMNS}, usage FROM run_summaries WHERE ${where.join(' AND ')}
+          ORDER BY start_us DESC, trace_id DESC ${opts.limit !== undefined ? `LIMIT ${p.int(opts.limit)}` : ''}`;
+        return query(c, sql, p);
+      };
+      let rows: Record<string, unknown>[];
+      if (opts.limit === undefined || filter.traceIds) rows = await page(null);
+      else {
+        const anchor = opts.after?.startUs ?? filter.untilUs ?? (await this.newestStart(c, filter));
+        for (let window = FIRST_WINDOW_US; ; window *= 8) {
+          const low = anchor === null ? null : anchor - window;
+          const covers = low === null || (filter.sinceUs !== undefined && low <= filter.sinceUs) || window > MAX_WINDOW_US;
+          rows = await page(covers ? null : low);
+          if (covers || rows.length >= opts.limit) break;
+        }
+      }
+      return rows.map((r) => ({ ...toRunRow(r), usage: usageOf(String(r.usage)) }));
+    });
+  }
+
+  /** The start of the newest run matching the filter (null: none). */
+  private async newestStart(c: DuckDBConnection, filter: RunFilter): Promise<number | null> {
     const p = new Params();
-    const where = runWhere(p, filter);
-    if (opts.after) where.push(`(start_us, trace_id) < (${p.int(opts.after.startUs)}, ${p.str(opts.after.traceId)})`);
-    const sql = `SELECT ${RUN_COLUMNS} FROM run_summaries WHERE ${where.join(' AND ')}
-      ORDER BY start_us DESC, trace_id DESC ${opts.limit !== undefined ? `LIMIT ${p.int(opts.limit)}` : ''}`;
-    return (await this.db.read((c) => query(c, sql, p))).map(toRunRow);
+    const [r] = await query(c, `SELECT max(start_us) AS m FROM run_summaries WHERE ${runWhere(p, filter).join(' AND ')}`, p);
+    return r.m === null ? null : num(r.m);
   }
 
   async runStarts(projectId: string, opts: { after: RunPosition; beforeUs: number; limit: number }): Promise<RunPosition[]> {
@@ -137,11 +189,19 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
     const p = new Params();
     const sql = `SELECT trace_id, usage FROM run_summaries WHERE project_id = ${p.str(projectId)} AND trace_id ${inList(p, traceIds)} AND model_calls > 0`;
     const rows = await this.db.read((c) => query(c, sql, p));
-    const out: ModelUsageRow[] = [];
-    for (const r of rows) {
-      const traceId = String(r.trace_id);
-      for (const [provider, model, inputTokens, outputTokens, reportedCostNanos, steps] of JSON.parse(String(r.usage)) as [string | null, string | null, number | null, number | null, number | null, number][])
-        out.push({ traceId, provider, model, inputTokens, outputTokens, reportedCostNanos, steps });
+    return rows.flatMap((r) => usageOf(String(r.usage)).map((u) => ({ traceId: String(r.trace_id), ...u })));
+  }
+
+  async sessionUsage(projectId: string, sessionKeys: string[]): Promise<Map<string, Omit<ModelUsageRow, 'traceId'>[]>> {
+    const out = new Map<string, Omit<ModelUsageRow, 'traceId'>[]>();
+    if (sessionKeys.length === 0) return out;
+    const p = new Params();
+    // One JSON array per session: its runs' usage arrays joined (each run's groups are `[...]` items).
+    const sql = `SELECT session_key, '[' || string_agg(usage, ',') || ']' AS usage FROM run_summaries
+      WHERE project_id = ${p.str(projectId)} AND session_key ${inList(p, sessionKeys)} AND model_calls > 0 GROUP BY session_key`;
+    for (const r of await this.db.read((c) => query(c, sql, p))) {
+      const runs = JSON.parse(String(r.usage)) as UsageTuple[][];
+      out.set(String(r.session_key), runs.flat().map(usageRow));
     }
     return out;
   }

@@ -51,7 +51,8 @@ function randomTrace(r: Rng, t: number): SpanRow[] {
   const traceId = hex(t + 1, 32);
   const n = 1 + r.int(9);
   const ids = Array.from({ length: n }, (_, i) => hex(t * 100 + i + 1, 16));
-  const start0 = BASE_US + r.int(50) * 1_000_000;
+  // Most traces within a minute (ties), some spread over days (a page is then looked for in widening windows).
+  const start0 = BASE_US + r.int(50) * (r.next() < 0.7 ? 1_000_000 : 7_200_000_000);
   return ids.map((spanId, i) => {
     const op = r.pick(OPS);
     // a parent among the earlier spans, a span never sent, or none
@@ -166,6 +167,8 @@ async function pages<T>(read: (after: T | undefined) => Promise<T[]>, limit: num
   }
 }
 
+const byTrace = (xs: { traceId: string }[]) => [...xs].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+
 async function compareAll(r: Rng, projectId: string, traceIds: string[]) {
   const filters: Omit<RunFilter, 'projectId'>[] = [
     {},
@@ -178,15 +181,27 @@ async function compareAll(r: Rng, projectId: string, traceIds: string[]) {
   ];
   for (const f of filters) {
     const filter = { projectId, ...f };
-    expect({ f, runs: await summaries.runs(filter, {}) }).toEqual({ f, runs: await raw.runs(filter, {}) });
+    const got = await summaries.runs(filter, {});
+    expect({ f, runs: got.map(({ usage: _, ...run }) => run) }).toEqual({ f, runs: await raw.runs(filter, {}) });
+    // The usage read with each run is the run's model usage.
+    const usage = got.flatMap((r) => r.usage!.map((u) => ({ traceId: r.traceId, ...u })));
+    expect(byTrace(usage)).toEqual(byTrace(await raw.modelUsage(projectId, got.map((r) => r.traceId))));
     const limit = 1 + r.int(7);
     const read = (q: SummarizedReads) => pages<RunRow>((after) => q.runs(filter, { limit, after: after && { startUs: after.startUs, traceId: after.traceId } }), limit);
-    expect(await read(summaries)).toEqual(await read(raw));
+    expect((await read(summaries)).map(({ usage: _, ...run }) => run)).toEqual(await read(raw));
   }
   const all = await raw.runs({ projectId }, {});
   const ids = all.map((x) => x.traceId);
-  const byTrace = (xs: { traceId: string }[]) => [...xs].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
   expect(byTrace(await summaries.modelUsage(projectId, ids))).toEqual(byTrace(await raw.modelUsage(projectId, ids)));
+  // Each session's model calls are its runs' (the session list prices them at once).
+  const sessionKeys = [...new Set(all.map((x) => x.sessionKey).filter((k): k is string => k !== null))];
+  const rawUsage = await raw.modelUsage(projectId, ids);
+  const bySession = await summaries.sessionUsage(projectId, sessionKeys);
+  for (const key of sessionKeys) {
+    const runsOf = new Set(all.filter((x) => x.sessionKey === key).map((x) => x.traceId));
+    const want = rawUsage.filter((u) => runsOf.has(u.traceId)).map(({ traceId: _, ...u }) => u);
+    expect(byTrace((bySession.get(key) ?? []) as never)).toEqual(byTrace(want as never));
+  }
   for (const id of ids.slice(0, 10)) expect(await summaries.countSteps(projectId, id)).toBe(await raw.countSteps(projectId, id));
   for (const id of ids.slice(0, 5)) expect(await summaries.steps(projectId, id)).toEqual(await raw.steps(projectId, id));
   const starts = (q: SummarizedReads) => q.runStarts(projectId, { after: { startUs: 0, traceId: '' }, beforeUs: BASE_US + 40_000_000, limit: 1000 });
