@@ -1,10 +1,11 @@
 /**
  * `npm run bench -- --load` (or `--only=load`): many keep-alive clients against our server as its own process
  * (bench/peer-proc.ts), a mixed profile for a fixed time. `--clients=N` (default 200), `--seconds=N` (default
- * 60; 15 with --quick).
+ * 60; 15 with --quick), `--seed-runs=N` (default 5,000; 100,000 is the 1M-span store of issue 21's goal).
  *
- * Before the clock starts: a fresh store gets 5,000 agent runs of 10 spans over the last hour (bench/agent-reads.ts'
- * generator), 20,000 log records and 100 series x 60 one-minute points. The write bodies are encoded beforehand
+ * Before the clock starts: a fresh store gets the seed's agent runs of 10 spans (bench/agent-reads.ts'
+ * generator) over the last hour (over the last 24 hours past 5,000 runs), 20,000 log records and 100 series
+ * x 60 one-minute points. The write bodies are encoded beforehand
  * into pools that the clients cycle through (a body may be sent more than once: duplicate spans and points are
  * still write work), so the client's CPU during the run is mostly HTTP.
  *
@@ -27,7 +28,6 @@ const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.j
 const ExportMetricsReq = root.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 const ExportLogsReq = root.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
 
-const SEED_RUNS = 5_000;
 const RUNS_PER_BODY = 10;
 const TRACE_POOL = 300;
 const METRIC_POOL = 200;
@@ -76,8 +76,10 @@ interface Op {
   request: (n: number) => { method: 'GET' | 'POST'; path: string; body?: Uint8Array | string; type?: string };
 }
 
-export async function benchLoad(opts: { clients: number; seconds: number; profile?: boolean; perRoute?: boolean }): Promise<void> {
-  console.log(`\nload: ${machine()}; ${opts.clients} clients for ${opts.seconds} s; load average (1 min) at start ${loadAvg()}`);
+export async function benchLoad(opts: { clients: number; seconds: number; seedRuns?: number; profile?: boolean; perRoute?: boolean }): Promise<void> {
+  const SEED_RUNS = opts.seedRuns ?? 5_000;
+  const seedSpanMs = SEED_RUNS > 5_000 ? 24 * HOUR : HOUR;
+  console.log(`\nload: ${machine()}; ${opts.clients} clients for ${opts.seconds} s over ${SEED_RUNS.toLocaleString('en-US')} seeded runs; load average (1 min) at start ${loadAvg()}`);
   const dir = tempDir('svc-load-');
   // --profile: the server runs under node --cpu-prof; the profile (seeding included) stays in a temp dir.
   const profDir = opts.profile ? tempDir('svc-load-prof-') : undefined;
@@ -94,12 +96,16 @@ export async function benchLoad(opts: { clients: number; seconds: number; profil
 
     // ---- the seed data and the write pools
     const t0 = performance.now();
-    const seed: Layout = { runs: SEED_RUNS, startMs: now - HOUR, stepMs: (HOUR - 60_000) / SEED_RUNS, perSession: Math.max(1, SEED_RUNS / SESSIONS) };
-    for (let i = 0; i < SEED_RUNS; i += 500) await post('/v1/traces', tracesBody(seed, i, i + 500));
+    const seed: Layout = { runs: SEED_RUNS, startMs: now - seedSpanMs, stepMs: (seedSpanMs - 60_000) / SEED_RUNS, perSession: Math.max(1, SEED_RUNS / SESSIONS) };
+    // 500 runs (5,000 spans) a request, 4 in flight.
+    const starts = Array.from({ length: Math.ceil(SEED_RUNS / 500) }, (_, k) => k * 500);
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      for (let i = starts.shift(); i !== undefined; i = starts.shift()) await post('/v1/traces', tracesBody(seed, i, Math.min(SEED_RUNS, i + 500)));
+    }));
     for (let k = 0; k < 20; k++) await post('/v1/logs', logsBody(now - HOUR + k * 180_000, 1_000, k));
     await post('/v1/metrics', metricsBody(now, 6_000));
     // New runs continue the seed's run numbers (fresh trace ids), a few ms apart from now on.
-    const live: Layout = { runs: SEED_RUNS + TRACE_POOL * RUNS_PER_BODY, startMs: now - HOUR, stepMs: seed.stepMs, perSession: seed.perSession };
+    const live: Layout = { runs: SEED_RUNS + TRACE_POOL * RUNS_PER_BODY, startMs: now - seedSpanMs, stepMs: seed.stepMs, perSession: seed.perSession };
     const tracePool = Array.from({ length: TRACE_POOL }, (_, k) => tracesBody(live, SEED_RUNS + k * RUNS_PER_BODY, SEED_RUNS + (k + 1) * RUNS_PER_BODY));
     const metricPool = Array.from({ length: METRIC_POOL }, (_, k) => metricsBody(now + k * 60_000, 1_000));
     const logPool = Array.from({ length: LOG_POOL }, (_, k) => logsBody(now + k * 10_000, 100, 100 + k));

@@ -75,7 +75,7 @@ function otlpBody(points: number, seq: number): Uint8Array {
 async function main() {
   // The separate-process benchmarks start their own servers.
   if (separate === 'peer') return benchPeer({ repeats: numArg('repeats', quick ? 1 : 3), profile: process.argv.includes('--profile'), inspect: process.argv.includes('--inspect') });
-  if (separate === 'load') return benchLoad({ clients: numArg('clients', 200), seconds: numArg('seconds', quick ? 15 : 60), profile: process.argv.includes('--profile'), perRoute: process.argv.includes('--per-route') });
+  if (separate === 'load') return benchLoad({ clients: numArg('clients', 200), seconds: numArg('seconds', quick ? 15 : 60), seedRuns: numArg('seed-runs', 5_000), profile: process.argv.includes('--profile'), perRoute: process.argv.includes('--per-route') });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
   const config = await withKeyHashSecret(loadConfig({ SVC_DATA_DIR: dir, SVC_LOG_LEVEL: 'silent', SVC_OTLP_BODY_LIMIT_BYTES: String(256 * 1024 * 1024) }));
   const { control, telemetry } = await openStores(config);
