@@ -69,10 +69,20 @@ function runWhere(p: Params, f: RunFilter): string[] {
   return where;
 }
 
+/**
+ * The summary row of one trace (or run) of the project: looked up by trace id alone, through the table's
+ * index on it (DuckDB uses an index only for a filter on that column alone; with the project in the filter it
+ * scans), and the project's row kept here. Another project's row with the same trace id is never returned.
+ */
+export async function byTrace(c: DuckDBConnection, table: 'trace_summaries' | 'run_summaries', columns: string, projectId: string, traceId: string): Promise<Record<string, unknown> | undefined> {
+  const p = new Params();
+  const rows = await query(c, `SELECT project_id AS of_project, ${columns} FROM ${table} WHERE trace_id = ${p.str(traceId)}`, p);
+  return rows.find((r) => r.of_project === projectId);
+}
+
 /** The ingest range of a trace's stored copies, from its summary; null when the trace has no span stored. */
 export async function ingestRange(c: DuckDBConnection, projectId: string, traceId: string): Promise<{ lo: number; hi: number } | null> {
-  const p = new Params();
-  const [r] = await query(c, `SELECT first_ingested_us AS lo, last_ingested_us AS hi FROM trace_summaries WHERE project_id = ${p.str(projectId)} AND trace_id = ${p.str(traceId)}`, p);
+  const r = await byTrace(c, 'trace_summaries', 'first_ingested_us AS lo, last_ingested_us AS hi', projectId, traceId);
   return r ? { lo: num(r.lo), hi: num(r.hi) } : null;
 }
 
@@ -144,7 +154,12 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
         return query(c, sql, p);
       };
       let rows: Record<string, unknown>[];
-      if (opts.limit === undefined || filter.traceIds) rows = await page(null);
+      const only = filter.traceIds?.length === 1 && Object.keys(filter).every((k) => k === 'projectId' || k === 'traceIds' || filter[k as keyof RunFilter] === undefined);
+      if (only && !opts.after) {
+        // One run by id (the run read, the graph): through the index.
+        const r = await byTrace(c, 'run_summaries', `${RUN_COLUMNS}, usage`, filter.projectId, filter.traceIds![0]);
+        rows = r ? [r] : [];
+      } else if (opts.limit === undefined || filter.traceIds) rows = await page(null);
       else {
         const anchor = opts.after?.startUs ?? filter.untilUs ?? (await this.newestStart(c, filter));
         for (let window = FIRST_WINDOW_US; ; window *= 8) {
@@ -207,8 +222,7 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
   }
 
   async countSteps(projectId: string, traceId: string): Promise<number> {
-    const p = new Params();
-    const [r] = await this.db.read((c) => query(c, `SELECT span_count AS n FROM trace_summaries WHERE project_id = ${p.str(projectId)} AND trace_id = ${p.str(traceId)}`, p));
+    const r = await this.db.read((c) => byTrace(c, 'trace_summaries', 'span_count AS n', projectId, traceId));
     return r ? num(r.n) : 0;
   }
 

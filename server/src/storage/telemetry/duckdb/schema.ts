@@ -210,6 +210,10 @@ export const TELEMETRY_SCHEMA = [
      turn_count BIGINT NOT NULL,
      start_us BIGINT NOT NULL,
      end_us BIGINT NOT NULL)`,
+  // A run's or trace's own row is found through these (DuckDB uses an index only for a filter on its column
+  // alone, so the reads ask by trace id and keep the project's row: agent-runs-query.ts `byTrace`).
+  `CREATE INDEX IF NOT EXISTS trace_summaries_trace ON trace_summaries (trace_id)`,
+  `CREATE INDEX IF NOT EXISTS run_summaries_trace ON run_summaries (trace_id)`,
   // One-time upgrades done on this file (name -> when).
   `CREATE TABLE IF NOT EXISTS telemetry_upgrades (
      name VARCHAR PRIMARY KEY,

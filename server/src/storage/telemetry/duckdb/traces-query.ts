@@ -21,7 +21,7 @@ import type { TelemetryDb } from './open.js';
 import { rows, exec, type Params } from './statements.js';
 import { traceDeleteGate } from './spans-writer.js';
 import { summaryUpkeep } from './summaries-writer.js';
-import { ingestRange } from './agent-runs-query.js';
+import { byTrace, ingestRange } from './agent-runs-query.js';
 
 const SAFE_KEY = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
 
@@ -136,12 +136,12 @@ export class DuckDbTracesQuery implements TracesStore {
   }
 
   size(projectId: string, traceId: string): Promise<TraceSize> {
-    const sql = `SELECT
-        (SELECT span_count FROM trace_summaries WHERE project_id = $project AND trace_id = $trace),
-        (SELECT count(*) FROM (SELECT DISTINCT span_id, event_index FROM span_events WHERE project_id = $project AND trace_id = $trace))`;
+    const sql = `SELECT count(*) FROM (SELECT DISTINCT span_id, event_index FROM span_events WHERE project_id = $project AND trace_id = $trace)`;
     return this.db.read(async (c) => {
-      const [[spans, events]] = await rows(c, sql, { project: projectId, trace: traceId });
-      return { spans: num(spans), events: num(events) };
+      const summary = await byTrace(c, 'trace_summaries', 'span_count', projectId, traceId);
+      if (!summary) return { spans: 0, events: 0 };
+      const [[events]] = await rows(c, sql, { project: projectId, trace: traceId });
+      return { spans: num(summary.span_count), events: num(events) };
     });
   }
 
