@@ -78,6 +78,8 @@ export class SessionUpkeep {
    */
   async apply(c: DuckDBConnection, moves: RunMove[]): Promise<() => void> {
     const next = new Map<string, SessionEntry>();
+    /** Sessions that have a stored row (remembered, or read back): only their rows are deleted. */
+    const stored = new Set<string>();
     const toLoad = new Map<string, Set<string>>();
     const known = await this.knownSessions(c);
     const want = (projectId: string, sessionKey: string | null) => {
@@ -85,7 +87,10 @@ export class SessionUpkeep {
       const k = keyOf(projectId, sessionKey);
       if (next.has(k)) return;
       const had = this.cache.get(k);
-      if (had) next.set(k, { ...had, runs: new Map(had.runs) });
+      if (had) {
+        next.set(k, { ...had, runs: new Map(had.runs) });
+        stored.add(k);
+      }
       else if (known.has(k)) {
         let set = toLoad.get(projectId);
         if (!set) toLoad.set(projectId, (set = new Set()));
@@ -104,27 +109,30 @@ export class SessionUpkeep {
         { p: projectId, keys: listValue([...keys]) },
       );
       const [sessions, traces, turns, starts, ends] = r.getColumns() as unknown[][];
-      for (let i = 0; i < r.currentRowCount; i++)
+      for (let i = 0; i < r.currentRowCount; i++) {
+        stored.add(keyOf(projectId, String(sessions[i])));
         next.get(keyOf(projectId, String(sessions[i])))!.runs.set(String(traces[i]), {
           turnId: turns[i] === null ? null : String(turns[i]),
           startUs: Number(starts[i]),
           endUs: Number(ends[i]),
         });
+      }
     }
     for (const m of moves) {
       if (m.from !== null) next.get(keyOf(m.projectId, m.from))!.runs.delete(m.traceId);
       if (m.to !== null && m.brief) next.get(keyOf(m.projectId, m.to))!.runs.set(m.traceId, m.brief);
     }
     const byProject = new Map<string, { keys: string[]; rows: SessionRow[] }>();
-    for (const e of next.values()) {
+    for (const [k, e] of next) {
       let p = byProject.get(e.projectId);
       if (!p) byProject.set(e.projectId, (p = { keys: [], rows: [] }));
-      p.keys.push(e.sessionKey);
+      if (stored.has(k)) p.keys.push(e.sessionKey);
       const row = rowOf(e);
       if (row) p.rows.push(row);
     }
     for (const [projectId, p] of byProject) {
-      await c.run('DELETE FROM session_summaries WHERE project_id = $p AND session_key IN (SELECT unnest($keys))', { p: projectId, keys: listValue(p.keys) });
+      // A new session has no row to replace (most commits of new conversations delete nothing).
+      if (p.keys.length) await c.run('DELETE FROM session_summaries WHERE project_id = $p AND session_key IN (SELECT unnest($keys))', { p: projectId, keys: listValue(p.keys) });
       await appendChunks(c, 'session_summaries', rowChunks(await this.tableLayout(c), sessionColumns(projectId), p.rows));
     }
     return () => {
