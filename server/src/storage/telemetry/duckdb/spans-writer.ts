@@ -19,7 +19,7 @@ import type { TelemetryDb } from './open.js';
 import { OneAtATime } from './statements.js';
 import { GroupCommitWriter, WriterStoppedError, appendChunks, rowChunks, tableLayout, type ColumnGetters, type TableLayout } from './rows-writer.js';
 import { summaryUpkeep, type ProjectSpans, type SummaryUpkeep } from './summaries-writer.js';
-import type { SpanDigest } from '../../../domains/agent-runs/summary.js';
+import { digestOf } from './span-digests.js';
 
 /**
  * One `spans` row: the span's own columns as the trace read returns them, and the agent-model columns
@@ -221,38 +221,6 @@ interface SightingAggregate {
   firstUs: number;
   lastUs: number;
   count: number;
-}
-
-/** What the summaries keep of a stored span (not its attributes: they are never summarized). */
-function digestOf(r: SpanRow, ingestedAtUs: number): SpanDigest & { traceId: string } {
-  return {
-    traceId: r.traceId,
-    spanId: r.spanId,
-    parentSpanId: r.parentSpanId,
-    name: r.name,
-    serviceName: r.serviceName,
-    environment: r.environment,
-    statusCode: r.statusCode,
-    startUs: r.startUs,
-    endUs: r.endUs,
-    ingestedAtUs,
-    canonicalOperation: r.canonicalOperation,
-    responseStatus: r.responseStatus,
-    outcome: r.outcome,
-    agentName: r.agentName,
-    agentId: r.agentId,
-    observationKey: r.observationKey,
-    sessionKey: r.sessionKey,
-    turnId: r.turnId,
-    runStatus: r.runStatus,
-    terminalReason: r.terminalReason,
-    model: r.model,
-    provider: r.provider,
-    inputTokens: r.inputTokens,
-    outputTokens: r.outputTokens,
-    reportedCostNanos: r.reportedCostNanos,
-    safetyCheck: r.safetyCheck,
-  };
 }
 
 export class SpansWriter {

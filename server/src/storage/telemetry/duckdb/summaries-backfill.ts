@@ -7,7 +7,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { TraceState, summarizeRun, summarizeTrace, type RunSummary, type TraceSummary } from '../../../domains/agent-runs/summary.js';
 import { appendChunks, rowChunks, type TableLayout } from './rows-writer.js';
-import { DIGEST_COLUMNS, digestsOf, runColumnGetters, traceColumnGetters } from './summaries-writer.js';
+import { DIGEST_COLUMNS, digestsOf } from './span-digests.js';
+import { runColumnGetters, traceColumnGetters } from './summaries-writer.js';
 
 const UPGRADE = 'summaries_v1';
 /** Summary rows appended at a time. */

@@ -18,6 +18,8 @@ import { BloomFilter } from '../../../lib/bloom.js';
 import type { TelemetryDb } from './open.js';
 import { appendChunks, rowChunks, tableLayout, type ColumnGetters, type TableLayout } from './rows-writer.js';
 import { SessionUpkeep, type RunMove } from './session-summaries.js';
+import { DIGEST_COLUMNS, digestsOf } from './span-digests.js';
+import { strOrNull } from './agent-runs-sql.js';
 
 /** Spans (as digests) of one project to fold into the summaries. */
 export interface ProjectSpans {
@@ -37,50 +39,6 @@ interface Entry {
 }
 
 const keyOf = (projectId: string, traceId: string) => `${projectId}\u0000${traceId}`;
-
-/** The `spans` columns a digest reads, in `digestOf` order. */
-export const DIGEST_COLUMNS =
-  'trace_id, span_id, parent_span_id, name, service_name, environment, status_code, start_us, end_us, ingested_at_us, canonical_operation, response_status, outcome, agent_name, agent_id, observation_key, session_key, turn_id, run_status, terminal_reason, model, provider, input_tokens, output_tokens, reported_cost_nanos, safety_check';
-
-const s = (v: unknown) => (v === null || v === undefined ? null : String(v));
-const n = (v: unknown) => (v === null || v === undefined ? null : Number(v as bigint | number));
-
-/** Digests of rows read with DIGEST_COLUMNS, column by column (one chunk's columns). */
-export function digestsOf(columns: readonly (readonly unknown[])[], rowCount: number): (SpanDigest & { traceId: string })[] {
-  const out: (SpanDigest & { traceId: string })[] = new Array(rowCount);
-  const c = columns;
-  for (let i = 0; i < rowCount; i++) {
-    out[i] = {
-      traceId: String(c[0][i]),
-      spanId: String(c[1][i]),
-      parentSpanId: s(c[2][i]),
-      name: String(c[3][i]),
-      serviceName: s(c[4][i]),
-      environment: s(c[5][i]),
-      statusCode: String(c[6][i]),
-      startUs: Number(c[7][i]),
-      endUs: Number(c[8][i]),
-      ingestedAtUs: Number(c[9][i]),
-      canonicalOperation: String(c[10][i]),
-      responseStatus: s(c[11][i]),
-      outcome: s(c[12][i]),
-      agentName: s(c[13][i]),
-      agentId: s(c[14][i]),
-      observationKey: s(c[15][i]),
-      sessionKey: s(c[16][i]),
-      turnId: s(c[17][i]),
-      runStatus: s(c[18][i]),
-      terminalReason: s(c[19][i]),
-      model: s(c[20][i]),
-      provider: s(c[21][i]),
-      inputTokens: n(c[22][i]),
-      outputTokens: n(c[23][i]),
-      reportedCostNanos: n(c[24][i]),
-      safetyCheck: c[25][i] === true,
-    };
-  }
-  return out;
-}
 
 export const traceColumnGetters = (projectId: string): ColumnGetters<TraceSummary> => ({
   project_id: () => projectId,
@@ -297,7 +255,7 @@ export class SummaryUpkeep {
       const values = { p: projectId, ids: listValue([...ids]) };
       await read(c, 'DELETE FROM trace_summaries WHERE project_id = $p AND trace_id IN (SELECT unnest($ids))', values);
       const r = await read(c, 'DELETE FROM run_summaries WHERE project_id = $p AND trace_id IN (SELECT unnest($ids)) RETURNING session_key', values);
-      for (let i = 0; i < r.rows; i++) sessions.add(projectId, s(r.columns[0][i]));
+      for (let i = 0; i < r.rows; i++) sessions.add(projectId, strOrNull(r.columns[0][i]));
     }
     return sessions;
   }
