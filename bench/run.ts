@@ -19,6 +19,7 @@ import { withKeyHashSecret } from '../server/src/lib/keyed-hash.js';
 import { buildContext } from '../server/src/context.js';
 import { bootstrap } from '../server/src/domains/organizations/bootstrap.js';
 import { openStores } from '../server/src/stores.js';
+import { DuckDbTelemetry } from '../server/src/storage/telemetry/duckdb/engine.js';
 import { ingestRun, otlpPoster, pct, perSecond, table } from './lib.js';
 import { benchAgentReads } from './agent-reads.js';
 import { benchSpans } from './spans.js';
@@ -79,6 +80,8 @@ async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
   const config = await withKeyHashSecret(loadConfig({ SVC_DATA_DIR: dir, SVC_LOG_LEVEL: 'silent', SVC_OTLP_BODY_LIMIT_BYTES: String(256 * 1024 * 1024) }));
   const { control, telemetry } = await openStores(config);
+  if (!(telemetry instanceof DuckDbTelemetry)) throw new Error('the in-process benchmarks seed the embedded engine (unset SVC_CLICKHOUSE_URL)');
+  const duck = telemetry.db;
   const ctx = buildContext({ config, control, telemetry });
   const init = await bootstrap(control, ctx.audit, ctx.clock, ctx.ids, {}, ctx.keyHash);
   const app = await buildApp(ctx, { logger: false });
@@ -114,11 +117,11 @@ async function main() {
     const stepMs = 60_000;
     const end = Math.floor(Date.now() / stepMs) * stepMs;
     const start = end - perSeries * stepMs;
-    await telemetry.writer.run(`
+    await duck.writer.run(`
       INSERT INTO metric_series
       SELECT '${projectId}', s, 'bench.latency', 'gauge', 'bench', 'prod', '{"host":"host-' || s || '","region":"r' || (s % 10) || '"}'
       FROM range(${SERIES}) t(s)`);
-    await telemetry.writer.run(`
+    await duck.writer.run(`
       INSERT INTO metric_points (project_id, name, series_id, ts, value)
       SELECT '${projectId}', 'bench.latency', s, ${start} + i * ${stepMs}, random() * 100
       FROM range(${SERIES}) a(s), range(${perSeries}) b(i)`);
@@ -146,7 +149,7 @@ async function main() {
 
   if (wants('agent')) {
     const projectId = (await ctx.projects.create((await ctx.apiKeys.authenticate(key))!, { name: 'bench-agent' })).id;
-    await benchAgentReads({ app, telemetry, address, key, projectId, quick });
+    await benchAgentReads({ app, telemetry: duck, address, key, projectId, quick });
   }
 
   if (wants('containment')) await benchContainment({ ctx, address, projectId: init.projectId, otlpBody, quick });

@@ -12,8 +12,6 @@ import { LogsService } from './domains/logs/service.js';
 import { LogTailService } from './domains/logs/tail.js';
 import { TracesService } from './domains/traces/service.js';
 import { CredentialRechecker } from './http/recheck.js';
-import { DuckDbLogsQuery } from './storage/telemetry/duckdb/logs-query.js';
-import { DuckDbTracesQuery } from './storage/telemetry/duckdb/traces-query.js';
 import { AgentRunsService } from './domains/agent-runs/service.js';
 import { AssetService } from './domains/assets/service.js';
 import { SignalService } from './domains/assets/signals.js';
@@ -28,23 +26,17 @@ import { KeyedHash } from './lib/keyed-hash.js';
 import { jobClock } from './jobs/clock.js';
 import { JobService } from './jobs/service.js';
 import type { ControlStore } from './storage/control/stores.js';
-import { DuckDbMetricsQuery } from './storage/telemetry/duckdb/metrics-query.js';
-import { DuckDbAgentRunsQuery } from './storage/telemetry/duckdb/agent-runs-query.js';
 import { QuarantineService, targetResolver } from './domains/quarantines/service.js';
 import { FleetService } from './domains/fleet/service.js';
-import { DuckDbLlmCallsQuery } from './storage/telemetry/duckdb/llm-calls-query.js';
-import { MetricsWriter } from './storage/telemetry/duckdb/metrics-writer.js';
-import { LogsWriter } from './storage/telemetry/duckdb/logs-writer.js';
-import { SpansWriter } from './storage/telemetry/duckdb/spans-writer.js';
-import type { TelemetryDb } from './storage/telemetry/duckdb/open.js';
-import { deleteProjectTelemetry } from './storage/telemetry/duckdb/project-data.js';
+import type { TelemetryEngine } from './storage/telemetry/engine.js';
+import type { MetricsSink } from './domains/metrics/rows.js';
+import type { SpansSink } from './domains/traces/rows.js';
+import type { LogsSink } from './domains/logs/rows.js';
 import { ContentPolicyService } from './domains/content-policy/service.js';
 import { ContentErasureService } from './domains/content-erasure/service.js';
-import { ContentEraser } from './storage/telemetry/duckdb/content-eraser.js';
 import { MemoryLabelService } from './domains/memory/service.js';
 import { EvaluatorService } from './domains/evaluations/evaluators/service.js';
 import { SamplingRuleService } from './domains/evaluations/evaluators/sampling-rules.js';
-import { DuckDbMemoryQuery } from './storage/telemetry/duckdb/memory-query.js';
 import { AuthorityEdgeService } from './domains/authority-edges/service.js';
 import { ReceiptChain } from './domains/receipts/chain.js';
 import type { ReceiptChainSource } from './domains/receipts/chain-source.js';
@@ -75,14 +67,14 @@ import { DatasetService } from './domains/evaluations/datasets/service.js';
 // Evaluations: experiments over dataset versions (docs/evaluations-experiments.md)
 import { ExperimentService } from './domains/evaluations/experiments/service.js';
 import { caseFacts, type DatasetCase } from './domains/evaluations/datasets/case.js';
-import { DuckDbReleaseQuery } from './storage/telemetry/duckdb/release-query.js';
 
 export interface AppContext {
   config: Config;
   clock: Clock;
   ids: IdGenerator;
   control: ControlStore;
-  telemetry: TelemetryDb;
+  /** The telemetry engine (embedded DuckDB or ClickHouse): every telemetry port of the domains. */
+  telemetry: TelemetryEngine;
   /** HMAC under the server secret: API-key hashes and request fingerprints. */
   keyHash: KeyedHash;
   audit: AuditService;
@@ -119,10 +111,10 @@ export interface AppContext {
   /** The agents of a project with run health, signals and containment (`/fleet`). */
   fleet: FleetService;
   /** Group-commit writer of ingested metric rows (OTLP); stop() it before closing the telemetry store. */
-  metricsWriter: MetricsWriter;
+  metricsWriter: MetricsSink;
   /** Group-commit writers of ingested spans (with agent sightings) and log records (OTLP), each on its own connection; stop() them before closing the telemetry store. */
-  spansWriter: SpansWriter;
-  logsWriter: LogsWriter;
+  spansWriter: SpansSink;
+  logsWriter: LogsSink;
   /**
    * Background jobs, durable in the control store: services `register` a kind's handler here and
    * `enqueue` or `schedule` work; main.ts starts the poll loop, the app's close stops it (docs/jobs.md).
@@ -180,7 +172,7 @@ export interface AppContext {
 export function buildContext(opts: {
   config: Config;
   control: ControlStore;
-  telemetry: TelemetryDb;
+  telemetry: TelemetryEngine;
   clock?: Clock;
   ids?: IdGenerator;
   /** Test seams: another receipt chain or artifact signer for the checkpoints and tree heads (default: the project's chain and the signing keys). */
@@ -196,9 +188,8 @@ export function buildContext(opts: {
   // Content policy: asked by ingest (store) and the reads (read); a deleted project's policy goes with it.
   const contentPolicy = new ContentPolicyService(opts.control.contentPolicies, projects, clock, opts.config.contentPolicyTtlSeconds);
   projects.onDelete(async (p) => contentPolicy.forgetProject(p.id));
-  projects.onDelete((p) => deleteProjectTelemetry(opts.telemetry, p.id));
-  const metricsWriter = new MetricsWriter(opts.telemetry);
-  projects.onDelete(async (p) => metricsWriter.forgetSeries(p.id));
+  const telemetry = opts.telemetry;
+  projects.onDelete((p) => telemetry.deleteProject(p.id));
   const members = new MemberService(opts.control, audit, clock);
   const sessions = new SessionService(opts.control, members, audit, clock, ids);
   // Removing a member ends their browser sessions in that organization at once.
@@ -215,8 +206,8 @@ export function buildContext(opts: {
   const llmPricing = new LlmPricingService(opts.control, clock);
   // A deleted project's model prices go with it.
   projects.onDelete(async (p) => llmPricing.forgetProject(p.id));
-  const logsQuery = new DuckDbLogsQuery(opts.telemetry);
-  const agentRunsQuery = new DuckDbAgentRunsQuery(opts.telemetry);
+  const logsQuery = telemetry.logs;
+  const agentRunsQuery = telemetry.agentRuns;
   const logTail = new LogTailService(logsQuery, new CredentialRechecker(apiKeys, sessions, members, opts.control, clock, agentConnections));
   const agentRuns = new AgentRunsService(agentRunsQuery, llmPricing, clock);
   const signals = new SignalService(opts.control, clock, ids, opts.config.assetReviewWindowDays);
@@ -237,7 +228,7 @@ export function buildContext(opts: {
   const quarantines = new QuarantineService(opts.control, targetResolver({ control: opts.control, agentRuns }, assetKeys.keysOf), clock, ids, assets, signals, assetKeys, receipts);
   const jobs = new JobService(opts.control, jobClock(clock), ids, opts.config.jobs);
   registerGovernanceJobs(jobs, opts.control, assets, signals, quarantines);
-  const contentErasure = new ContentErasureService(opts.control, projects, new ContentEraser(opts.telemetry), contentPolicy, receipts, clock, ids);
+  const contentErasure = new ContentErasureService(opts.control, projects, telemetry.contentEraser, contentPolicy, receipts, clock, ids);
   // Retention windows bring deletion forward: the scheduled erasure runs hourly (docs/content-policy.md).
   jobs.register('content.retention_erasure', async ({ now }) => void (await contentErasure.sweepRetention(now())), { everySeconds: 3600 });
   // Signed artifacts: one key set for the service, its private keys sealed under the key-hash secret.
@@ -254,7 +245,7 @@ export function buildContext(opts: {
   const evaluationRunner = new EvaluationRunnerService(
     opts.control,
     evaluators,
-    new AgentFactsReader(agentRuns, new DuckDbReleaseQuery(opts.telemetry)),
+    new AgentFactsReader(agentRuns, telemetry.releases),
     modellessScoring,
     judge,
     evaluationBudget,
@@ -267,7 +258,7 @@ export function buildContext(opts: {
     opts.control,
     {
       reviews: { find: (projectId, annotationId) => ctx.annotations.find(projectId, annotationId) },
-      facts: new AgentFactsReader(agentRuns, new DuckDbReleaseQuery(opts.telemetry)),
+      facts: new AgentFactsReader(agentRuns, telemetry.releases),
       steps: agentRunsQuery,
       policy: contentPolicy,
     },
@@ -292,8 +283,8 @@ export function buildContext(opts: {
     audit,
     apiKeys,
     projects,
-    metrics: new MetricsService(new DuckDbMetricsQuery(opts.telemetry), clock, contentPolicy),
-    traces: new TracesService(new DuckDbTracesQuery(opts.telemetry), clock, contentPolicy),
+    metrics: new MetricsService(telemetry.metrics, clock, contentPolicy),
+    traces: new TracesService(telemetry.traces, clock, contentPolicy),
     logs: new LogsService(logsQuery, clock, contentPolicy),
     logTail,
     // Run costs read the project's price table when the run is read.
@@ -303,10 +294,10 @@ export function buildContext(opts: {
     signals,
     fleet: new FleetService(opts.control, agentRunsQuery, clock),
     // Model calls, in runs or not, priced as run steps.
-    llmCalls: new LlmCallsService(new DuckDbLlmCallsQuery(opts.telemetry), llmPricing, clock),
-    metricsWriter,
-    spansWriter: new SpansWriter(opts.telemetry),
-    logsWriter: new LogsWriter(opts.telemetry),
+    llmCalls: new LlmCallsService(telemetry.llmCalls, llmPricing, clock),
+    metricsWriter: telemetry.metricsWriter,
+    spansWriter: telemetry.spansWriter,
+    logsWriter: telemetry.logsWriter,
     members,
     invitations: new InvitationService(opts.control, members, audit, clock, ids),
     sessions,
@@ -323,7 +314,7 @@ export function buildContext(opts: {
     contentPolicy,
     contentErasure,
     // Labels raise and clear their signals through the signal service; propagation reads the recorded memory steps.
-    memory: new MemoryLabelService(opts.control, new DuckDbMemoryQuery(opts.telemetry), signals, clock, ids),
+    memory: new MemoryLabelService(opts.control, telemetry.memory, signals, clock, ids),
     receipts,
     receiptChain,
     authorityEdges,

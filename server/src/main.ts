@@ -6,6 +6,8 @@ import { withKeyHashSecret } from './lib/keyed-hash.js';
 import { buildContext } from './context.js';
 import { bootstrap, firstStartBlock } from './domains/organizations/bootstrap.js';
 import { openStores } from './stores.js';
+import { applyChanges, changeFeedFor } from './cluster/apply-changes.js';
+import { lockDataDir } from './cluster/data-dir-lock.js';
 
 /** Binds host:port once and lets it go: a busy port or an unknown host fails here, before the store is touched. */
 function assertListenable(host: string, port: number): Promise<void> {
@@ -22,7 +24,10 @@ async function main() {
   // The data dir holds secrets (the key-hash secret, OAuth signing keys, sealed replays): everything the
   // server creates is readable by its own user only.
   process.umask(0o077);
-  const config = await withKeyHashSecret(loadConfig());
+  const loaded = loadConfig();
+  // One process per data dir (docs/several-nodes.md): a second one is refused here, before anything in it is read or written.
+  const dataDirLock = lockDataDir(loaded.dataDir, { controlInPostgres: loaded.databaseUrl !== undefined });
+  const config = await withKeyHashSecret(loaded);
   // One-time upgrades of the data files print their progress (JSON lines, like the service's log).
   const { control, telemetry } = await openStores(config, (msg) => process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), msg })}\n`));
   const ctx = buildContext({ config, control, telemetry });
@@ -31,6 +36,10 @@ async function main() {
   await assertListenable(config.host, config.port);
   const init = await bootstrap(control, ctx.audit, ctx.clock, ctx.ids, config.init, ctx.keyHash);
   const app = await buildApp(ctx);
+  // Changes made on any node drop what this node caches of them (PostgreSQL LISTEN/NOTIFY; docs/several-nodes.md).
+  const changes = changeFeedFor(config, control, app.log.child({ component: 'changes' }));
+  applyChanges(changes, ctx);
+  await changes.start();
   if (init.created) app.log.info({ org_id: init.orgId, project_id: init.projectId }, 'initialized an empty store');
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -39,11 +48,10 @@ async function main() {
     app.log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
     try {
       await app.close(); // stops accepting, waits for in-flight requests, runs onClose hooks (flushes, stops the job runner)
-      await ctx.metricsWriter.stop(); // commits what is queued before the store closes
-      await ctx.spansWriter.stop();
-      await ctx.logsWriter.stop();
-      await telemetry.close();
+      await changes.stop();
+      await telemetry.close(); // stops the writers (committing what is queued), then closes the store
       await control.close();
+      dataDirLock.release();
       process.exit(0);
     } catch (err) {
       app.log.error({ err }, 'unclean shutdown');

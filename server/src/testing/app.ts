@@ -10,7 +10,10 @@ import { ManualClock } from '../jobs/clock.js';
 import { openControlStore } from '../storage/control/open.js';
 import type { ControlDb } from '../storage/control/open.js';
 import { controlStore } from '../storage/control/stores.js';
-import { openTelemetryDb } from '../storage/telemetry/duckdb/open.js';
+import { applyChanges } from '../cluster/apply-changes.js';
+import { InProcessChangeFeed } from '../cluster/change-feed.js';
+import { DuckDbTelemetry } from '../storage/telemetry/duckdb/engine.js';
+import type { TelemetryDb } from '../storage/telemetry/duckdb/open.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -19,6 +22,8 @@ export interface TestApp {
   ctx: AppContext;
   /** The control database itself, for tests that check what is at rest. */
   db: ControlDb;
+  /** The embedded telemetry store itself, for tests that write or check rows at rest. */
+  duck: TelemetryDb;
   /** Org-wide key holding every scope. */
   ownerKey: string;
   orgId: string;
@@ -54,21 +59,26 @@ export async function testApp(
   // Each test app keys its API-key hashes with its own secret (main.ts reads SVC_KEY_HASH_SECRET or the data dir's file).
   const config = loadConfig({ SVC_LOG_LEVEL: 'silent', SVC_KEY_HASH_SECRET: randomBytes(32).toString('base64'), ...opts.env });
   const control = await openTestControl(opts.dialect ?? 'sqlite');
-  const telemetry = await openTelemetryDb({ memory: true });
+  const telemetry = await DuckDbTelemetry.open({ memory: true });
   const ctx = buildContext({ config, control: control.store, telemetry, clock: opts.clock, chainSource: opts.chainSource, signer: opts.signer });
   const init = await bootstrap(control.store, ctx.audit, ctx.clock, ctx.ids, {}, ctx.keyHash);
   const app = await buildApp(ctx, { logger: false });
+  // One process: committed changes reach this app's caches and open tails (cluster/; several nodes: cluster/*.test.ts).
+  const changes = new InProcessChangeFeed(control.store);
+  applyChanges(changes, ctx);
   await app.ready();
   const ownerKey = init.generatedKey!;
   return {
     app,
     ctx,
     db: control.db,
+    duck: telemetry.db,
     ownerKey,
     orgId: init.orgId,
     projectId: init.projectId,
     async close() {
       await app.close();
+      await changes.stop();
       await telemetry.close();
       await control.drop();
     },

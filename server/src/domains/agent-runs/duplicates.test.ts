@@ -77,7 +77,7 @@ async function pricedProject() {
 }
 
 async function sightingCount(projectId: string): Promise<number> {
-  return t.ctx.telemetry.read(async (c) => Number((await c.runAndReadAll('SELECT sum(sighting_count) FROM agent_sightings WHERE project_id = $p', { p: projectId })).getRows()[0][0]));
+  return t.duck.read(async (c) => Number((await c.runAndReadAll('SELECT sum(sighting_count) FROM agent_sightings WHERE project_id = $p', { p: projectId })).getRows()[0][0]));
 }
 
 it('the same batch exported twice reads exactly like one export: run, counts, cost, graph, session, turn, events', async () => {

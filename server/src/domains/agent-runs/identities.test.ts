@@ -18,7 +18,7 @@ async function project(scopes = ['agents:read']) {
 const D = (day: number) => us(`2026-03-0${day}T00:00:00.000Z`);
 
 async function seed(projectId: string) {
-  await insertSightings(t.ctx.telemetry, projectId, [
+  await insertSightings(t.duck, projectId, [
     { observationKey: 'svc/bot', source: 'api_key', apiKeyId: 'key-2', firstSeenUs: D(3), lastSeenUs: D(4), sightingCount: 2 },
     { observationKey: 'svc/bot', source: 'api_key', apiKeyId: 'key-1', firstSeenUs: D(1), lastSeenUs: D(2), sightingCount: 5 },
     { observationKey: 'svc/bot', source: 'bearer_token', firstSeenUs: D(2), lastSeenUs: D(5), sightingCount: 1 },

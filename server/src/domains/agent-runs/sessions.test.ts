@@ -15,7 +15,7 @@ const fakePrices: ModelPrices = {
 };
 beforeAll(async () => {
   t = await testApp();
-  t.ctx.agentRuns = new AgentRunsService(new DuckDbAgentRunsQuery(t.ctx.telemetry), fakePrices);
+  t.ctx.agentRuns = new AgentRunsService(new DuckDbAgentRunsQuery(t.duck), fakePrices);
 });
 afterAll(async () => t.close());
 
@@ -25,7 +25,7 @@ const at = (sec: number, extraUs = 0) => BASE + sec * 1_000_000 + extraUs;
 async function project(scopes = ['agents:read']) {
   const p = await projectWithKey(t, scopes);
   const get = (url: string) => t.call({ method: 'GET', url: `/api/v1${url}`, key: p.key });
-  const spans = (s: SpanFixture[]) => insertSpans(t.ctx.telemetry, p.projectId, s);
+  const spans = (s: SpanFixture[]) => insertSpans(t.duck, p.projectId, s);
   return { ...p, get, spans };
 }
 

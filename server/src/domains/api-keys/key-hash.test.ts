@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.js';
 import { buildContext } from '../../context.js';
 import { KEY_HASH_SECRET_FILE, keyHashSecretFile, withKeyHashSecret } from '../../lib/keyed-hash.js';
-import { openTelemetryDb } from '../../storage/telemetry/duckdb/open.js';
+import { DuckDbTelemetry } from '../../storage/telemetry/duckdb/engine.js';
 import { openTestControl, testApp, type TestApp } from '../../testing/app.js';
 import { bootstrap } from '../organizations/bootstrap.js';
 import { ALL_SCOPES } from './scopes.js';
@@ -60,7 +60,7 @@ describe('API key hashes and prefixes', () => {
 
   it('a node with another server secret cannot use the stored hashes (the secret is needed, the database alone is not enough)', async () => {
     const k = await mint();
-    const telemetry = await openTelemetryDb({ memory: true });
+    const telemetry = await DuckDbTelemetry.open({ memory: true });
     const other = buildContext({ config: loadConfig({ SVC_LOG_LEVEL: 'silent', SVC_KEY_HASH_SECRET: randomBytes(32).toString('base64') }), control: t.ctx.control, telemetry });
     try {
       expect(await other.apiKeys.authenticate(k.key)).toBeUndefined();
@@ -90,7 +90,7 @@ describe('API key hashes and prefixes', () => {
 
   it('SVC_INIT_API_KEY of 16 characters: stored keyed, listed with nothing of it', async () => {
     const control = await openTestControl('sqlite');
-    const telemetry = await openTelemetryDb({ memory: true });
+    const telemetry = await DuckDbTelemetry.open({ memory: true });
     try {
       const ctx = buildContext({ config: t.ctx.config, control: control.store, telemetry });
       const chosen = 'my-chosen-key-16';

@@ -118,7 +118,7 @@ describe('asset environment: where it was seen', () => {
   it('sightings recorded without environments (a data file from before they were recorded) leave it absent, never made up', async () => {
     const p = await project();
     const at = us('2026-03-01T00:00:00Z');
-    await insertSightings(t.ctx.telemetry, p.projectId, [{ observationKey: 'old-bot', source: 'api_key', apiKeyId: 'k', firstSeenUs: at, lastSeenUs: at, sightingCount: 3 }]);
+    await insertSightings(t.duck, p.projectId, [{ observationKey: 'old-bot', source: 'api_key', apiKeyId: 'k', firstSeenUs: at, lastSeenUs: at, sightingCount: 3 }]);
     await t.ctx.assets.discoverAssets(p.projectId);
     expect(seen(await p.assetOf('old-bot'))).toEqual({ environment: null, environments: [], environments_truncated: false });
   });

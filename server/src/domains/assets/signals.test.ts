@@ -28,7 +28,7 @@ async function project() {
   };
   const outbox = async () => (await call('GET', '/notification-outbox')).json().notifications as Record<string, string>[];
   const sight = (observationKey: string, lastSeen = '2026-03-09T00:00:00Z', apiKeyId = 'key-1') =>
-    insertSightings(t.ctx.telemetry, p.projectId, [
+    insertSightings(t.duck, p.projectId, [
       { observationKey, source: 'api_key', apiKeyId, firstSeenUs: us('2026-03-01T00:00:00Z'), lastSeenUs: us(lastSeen), sightingCount: 2 },
     ]);
   return { ...p, call, signals, outbox, sight };
@@ -398,7 +398,7 @@ describe('attribution', () => {
   it('GET /assets/attribution: each observation key "maps to its current asset" with credentials[] (source, api_key_id, first/last seen, sighting count)', async () => {
     const p = await project();
     const a = (await p.call('POST', '/assets', { name: 'x', observation_keys: ['bot'] })).json();
-    await insertSightings(t.ctx.telemetry, p.projectId, [
+    await insertSightings(t.duck, p.projectId, [
       { observationKey: 'bot', source: 'api_key', apiKeyId: 'key-1', firstSeenUs: us('2026-03-01T00:00:00Z'), lastSeenUs: us('2026-03-02T00:00:00Z'), sightingCount: 5 },
       { observationKey: 'bot', source: 'bearer_token', firstSeenUs: us('2026-03-02T00:00:00Z'), lastSeenUs: us('2026-03-03T00:00:00Z'), sightingCount: 1 },
     ]);

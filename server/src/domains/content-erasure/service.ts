@@ -10,13 +10,12 @@ import { conflict, invalidRequest, notFound, unavailable } from '../../http/erro
 import type { Principal } from '../../http/principal.js';
 import type { Clock, IdGenerator } from '../../lib/clock.js';
 import type { ControlStore } from '../../storage/control/stores.js';
-import type { ContentEraser, ErasureSubjectKind } from '../../storage/telemetry/duckdb/content-eraser.js';
 import { principalRef } from '../assets/signals.js';
 import { CONTENT_CLASSES, type ContentClass } from '../content/content-keys.js';
 import type { ProjectService } from '../projects/service.js';
 import type { MediatedReceipts } from '../quarantines/service.js';
 import type { MediatedPolicyId } from '../receipts/model.js';
-import type { ErasureCounts, ErasureRecord } from './store.js';
+import type { ErasureCounts, ErasureRecord, ErasureSubjectKind, TelemetryContentEraser } from './store.js';
 
 /** The principal the scheduled erasure acts as. */
 export const RETENTION_PRINCIPAL = 'platform:content_retention';
@@ -39,7 +38,7 @@ export class ContentErasureService {
   constructor(
     private readonly control: ControlStore,
     private readonly projects: ProjectService,
-    private readonly eraser: Pick<ContentEraser, 'erase' | 'mayHaveContent'>,
+    private readonly eraser: TelemetryContentEraser,
     private readonly windows: RetentionWindows,
     private readonly receipts: MediatedReceipts,
     private readonly clock: Clock,

@@ -1,6 +1,33 @@
 /** Records of content erasures and their store (adapter: storage/control/content-erasures-store.ts). */
 import type { ContentClass } from '../content/content-keys.js';
-import type { ErasureSubjectKind } from '../../storage/telemetry/duckdb/content-eraser.js';
+
+export type ErasureSubjectKind = 'session_key' | 'trace_id' | 'enduser_id';
+
+export interface EraseScope {
+  projectId: string;
+  classes: readonly ContentClass[];
+  /** Only rows that started (spans), happened (events) or were stamped (logs) before this instant. */
+  beforeUs?: number;
+  subject?: { kind: ErasureSubjectKind; id: string };
+}
+
+export interface EraseCounts {
+  /** Rows rewritten. */
+  spans: number;
+  spanEvents: number;
+  logs: number;
+  /** Attributes removed in all. */
+  attributes: number;
+  /** Log bodies removed (their rows are counted in `logs` too). */
+  bodies: number;
+}
+
+/** Erasure of recorded content in the telemetry store (each engine has its own). */
+export interface TelemetryContentEraser {
+  /** Whether any row in scope may hold content of the classes (a cheap test; true may be a false positive). */
+  mayHaveContent(scope: EraseScope): Promise<boolean>;
+  erase(scope: EraseScope): Promise<EraseCounts>;
+}
 
 export const ERASURE_SUBJECT_KINDS = ['session_key', 'trace_id', 'enduser_id'] as const satisfies readonly ErasureSubjectKind[];
 

@@ -106,7 +106,7 @@ describe.each(CARRIED)('class %s', (cls) => {
     expect([...r.spanWithheld, ...r.eventWithheld, ...r.logWithheld]).toEqual([]);
     expect(r.label).toEqual(d === 'deny' ? undefined : [expected(d)]);
     // What is at rest: the bytes are nowhere in the telemetry store unless allowed.
-    const rows = await t.ctx.telemetry.read(async (c) => (await c.runAndReadAll(`SELECT count(*) FROM spans WHERE project_id = '${projectId}' AND attributes LIKE '%what is my balance%'`)).getRows());
+    const rows = await t.duck.read(async (c) => (await c.runAndReadAll(`SELECT count(*) FROM spans WHERE project_id = '${projectId}' AND attributes LIKE '%what is my balance%'`)).getRows());
     expect(Number(rows[0][0])).toBe(d === 'allow' ? 1 : 0);
     const audit = await refusals(key, projectId, 'boundary=store');
     if (d === 'allow') expect(audit).toEqual([]);

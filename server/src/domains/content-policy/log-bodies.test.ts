@@ -44,7 +44,7 @@ async function emit(key: string, format: 'protobuf' | 'json' = 'protobuf') {
 
 /** The project's rows at rest, by body class (`plain` for an ordinary body). */
 async function atRest(projectId: string): Promise<Record<string, { body: string | null; attributes: Obj; severity: number | null }>> {
-  const rows = await t.ctx.telemetry.read(async (c) =>
+  const rows = await t.duck.read(async (c) =>
     (await c.runAndReadAll(`SELECT coalesce(body_class, 'plain'), body, attributes, severity_number FROM logs WHERE project_id = '${projectId}'`)).getRows(),
   );
   return Object.fromEntries(rows.map((r) => [r[0] as string, { body: r[1] as string | null, attributes: JSON.parse(r[2] as string), severity: r[3] as number | null }]));
@@ -115,7 +115,7 @@ describe('store: a GenAI event body is written as the store cell of its class sa
       logger.emit({ body: 'numeric name', attributes: { 'event.name': 42 } });
       logger.emit({ eventName: 'app.user.login', body: 'another event' });
     });
-    const rows = await t.ctx.telemetry.read(async (c) =>
+    const rows = await t.duck.read(async (c) =>
       (await c.runAndReadAll(`SELECT body, body_class FROM logs WHERE project_id = '${projectId}' ORDER BY body NULLS FIRST, body_class`)).getRows(),
     );
     expect(rows).toEqual([
@@ -142,7 +142,7 @@ describe('store: a GenAI event body is written as the store cell of its class sa
       expect(r.statusCode, r.body).toBeLessThan(500);
       if (r.statusCode >= 400) expect(r.json()).toHaveProperty('error');
     }
-    const classified = await t.ctx.telemetry.read(async (c) =>
+    const classified = await t.duck.read(async (c) =>
       (await c.runAndReadAll(`SELECT count(*) FROM logs WHERE project_id = '${projectId}' AND body_class IS NOT NULL`)).getRows(),
     );
     // The OTLP JSON reader turns a non-string into its text (as for every string field): the one-element

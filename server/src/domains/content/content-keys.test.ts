@@ -72,7 +72,7 @@ describe('reads withhold every convention\'s content keys without agents:content
     t = await testApp({ clock: fixedClock('2024-06-01T12:00:00.000Z') });
   });
   afterAll(async () => t.close());
-  const db = () => t.ctx.telemetry;
+  const db = () => t.duck;
   const get = (key: string, url: string) => t.call({ method: 'GET', url: `/api/v1${url}`, key });
 
   it('span attributes, span events and the attr filter', async () => {

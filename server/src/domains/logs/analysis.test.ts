@@ -14,7 +14,7 @@ describe('log aggregate, fields and patterns', () => {
   });
   afterAll(async () => t.close());
 
-  const db = () => t.ctx.telemetry;
+  const db = () => t.duck;
   const fresh = (scopes = ['logs:read']) => projectWithKey(t, scopes);
   const aggregate = (key: string, payload: object, qs = '') => t.call({ method: 'POST', url: `/api/v1/logs/aggregate${qs}`, key, payload });
   const get = (key: string, url: string) => t.call({ method: 'GET', url: `/api/v1${url}`, key });

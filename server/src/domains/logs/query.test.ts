@@ -13,7 +13,7 @@ describe('log search, context and delete', () => {
   });
   afterAll(async () => t.close());
 
-  const db = () => t.ctx.telemetry;
+  const db = () => t.duck;
   const fresh = (scopes = ['logs:read', 'logs:delete']) => projectWithKey(t, scopes);
   const get = (key: string, url: string) => t.call({ method: 'GET', url: `/api/v1${url}`, key });
   const bodies = async (key: string, url: string) => {

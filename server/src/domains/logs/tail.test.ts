@@ -107,7 +107,7 @@ describe('live log tail', () => {
   }
   const ingest = (projectId: string, specs: Omit<Parameters<typeof insertLogs>[1][number], 'projectId' | 'at'>[]) =>
     insertLogs(
-      t.ctx.telemetry,
+      t.duck,
       specs.map((s) => ({ projectId, at: Date.now() * 1000, ingestedAt: Date.now() * 1000, ...s })),
     );
 

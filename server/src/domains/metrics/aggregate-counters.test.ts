@@ -3,7 +3,6 @@
  * increase over the previous sample of its series and start time (rules in service.ts, "Counters").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readForecastHistory } from '../../storage/telemetry/duckdb/forecast-history.js';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 import { insertMetric, insertTombstone, toMs } from './test-data.js';
 
@@ -238,7 +237,7 @@ describe('metrics aggregate: cumulative counters read as increases', () => {
       [H('01:30'), 14],
     ]);
     const history = (name: string) =>
-      readForecastHistory(t.ctx.telemetry, { projectId, name, startMs: toMs(DAY_START), endMs: toMs(NOW), intervalMs: 3_600_000 });
+      t.ctx.telemetry.forecastHistory({ projectId, name, startMs: toMs(DAY_START), endMs: toMs(NOW), intervalMs: 3_600_000 });
     expect(await history('c')).toEqual([
       { ts: toMs(H('01:00')), value: 7 },
       { ts: toMs(H('02:00')), value: 6 },

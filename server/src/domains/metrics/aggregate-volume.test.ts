@@ -26,7 +26,7 @@ describe('metrics aggregate at volume', () => {
     t = await testApp({ clock: fixedClock('2024-06-02T00:00:00Z') });
     const p = await projectWithKey(t, ['metrics:read']);
     key = p.key;
-    const w = t.ctx.telemetry.writer;
+    const w = t.duck.writer;
     await w.run(
       `INSERT INTO metric_series (project_id, series_id, name, type, service_name, environment, labels)
        SELECT $project, 5000000 + i, 'load', 'gauge', 'api', 'prod', '{"host":"h' || (i % ${HOSTS}) || '","i":"' || i || '"}'

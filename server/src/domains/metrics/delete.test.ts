@@ -26,7 +26,7 @@ describe('metric delete', () => {
   const cells = async (key: string, name: string) =>
     (await t.call({ method: 'POST', url: '/api/v1/metrics/histogram', key, payload: { metric_name: name, step: '1d', time_range: WINDOW } })).json().cells;
   const stored = async (projectId: string, name: string) => {
-    const r = await t.ctx.telemetry.read((c) =>
+    const r = await t.duck.read((c) =>
       c.runAndReadAll(
         `SELECT (SELECT count(*) FROM metric_points WHERE project_id = $p AND name = $n) + (SELECT count(*) FROM metric_histograms WHERE project_id = $p AND name = $n)`,
         { p: projectId, n: name },
@@ -141,7 +141,7 @@ describe('metric delete', () => {
       expect(new Set(answers.map((r) => r.body))).toEqual(new Set([JSON.stringify({ metric_name: 'race', deleted: true, deleted_at: NOW })]));
     }
     expect(await stored(projectId, 'race')).toBe(0);
-    const tombstones = await t.ctx.telemetry.read((c) =>
+    const tombstones = await t.duck.read((c) =>
       c.runAndReadAll('SELECT count(*) FROM metric_tombstones WHERE project_id = $p AND name = $n', { p: projectId, n: 'race' }),
     );
     expect(Number(tombstones.getRowsJS()[0][0])).toBe(1);

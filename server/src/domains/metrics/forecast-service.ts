@@ -5,8 +5,7 @@
  */
 import { invalidRequest } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
-import type { TelemetryDb } from '../../storage/telemetry/duckdb/open.js';
-import { readForecastHistory } from '../../storage/telemetry/duckdb/forecast-history.js';
+import type { ForecastHistoryReader } from './store.js';
 import { DAY_MS, DEFAULT_HORIZON, fitForecast } from './forecast-model.js';
 import { timeRangeMs } from './request-rules.js';
 
@@ -38,7 +37,7 @@ export interface ForecastRequest {
 
 export class ForecastService {
   constructor(
-    private readonly telemetry: TelemetryDb,
+    private readonly history: ForecastHistoryReader,
     private readonly clock: Clock,
   ) {}
 
@@ -50,7 +49,7 @@ export class ForecastService {
     if (buckets > MAX_HISTORY_BUCKETS)
       throw invalidRequest(`time_range spans ${buckets} buckets of ${interval}; the limit is ${MAX_HISTORY_BUCKETS}`);
     const horizon = req.horizon ?? DEFAULT_HORIZON;
-    const history = await readForecastHistory(this.telemetry, {
+    const history = await this.history({
       projectId,
       name: req.metric_name,
       environment: req.environment,

@@ -15,10 +15,10 @@ describe('metric forecast', () => {
   /** Hourly points of a daily sine for `days` days before NOW, in environment `env`. */
   async function seed(projectId: string, name: string, days: number, env = 'prod') {
     const end = Date.parse(NOW);
-    await t.ctx.telemetry.writer.run(
+    await t.duck.writer.run(
       `INSERT INTO metric_series VALUES ('${projectId}', 1, '${name}', 'gauge', 'api', '${env}', '{}')`,
     );
-    await t.ctx.telemetry.writer.run(`
+    await t.duck.writer.run(`
       INSERT INTO metric_points (project_id, name, series_id, ts, value)
       SELECT '${projectId}', '${name}', 1, ${end} - (i + 1) * ${HOUR}, 100 + 50 * sin(2 * pi() * ((${end} - (i + 1) * ${HOUR}) % 86400000) / 86400000)
       FROM range(${days * 24}) t(i)`);
@@ -136,7 +136,7 @@ describe('metric forecast', () => {
   it('points hidden by a metric deletion are not history', async () => {
     const { projectId, key } = await projectWithKey(t, ['metrics:read']);
     await seed(projectId, 'gone', 7);
-    await t.ctx.telemetry.writer.run(`INSERT INTO metric_tombstones VALUES ('${projectId}', 'gone', ${Date.parse(NOW)})`);
+    await t.duck.writer.run(`INSERT INTO metric_tombstones VALUES ('${projectId}', 'gone', ${Date.parse(NOW)})`);
     expect((await forecast({ metric_name: 'gone' }, key)).json().history_points).toBe(0);
   });
 });

@@ -6,6 +6,7 @@
  * delete; datapoints stamped later are new data. Times are milliseconds since the Unix epoch (UTC);
  * windows are closed (`startMs <= ts <= endMs`).
  */
+import type { Observation } from './forecast-model.js';
 
 export const METRIC_TYPE_VALUES = ['counter', 'gauge', 'histogram', 'summary'] as const;
 export type MetricType = (typeof METRIC_TYPE_VALUES)[number];
@@ -144,3 +145,16 @@ export interface MetricsStore {
    */
   deleteMetric(projectId: string, metricName: string, atMs: number): Promise<number>;
 }
+
+/** What a forecast reads: one metric's samples over a window, on a grid of `intervalMs` (storage adapters: readForecastHistory). */
+export interface HistoryQuery {
+  projectId: string;
+  name: string;
+  environment?: string;
+  startMs: number;
+  endMs: number;
+  intervalMs: number;
+}
+
+/** History for a forecast: one observation per grid bucket (the mean of its samples; counters as their increases). */
+export type ForecastHistoryReader = (q: HistoryQuery) => Promise<Observation[]>;

@@ -23,7 +23,7 @@ export function labelsJson(labels: Record<string, string> = {}): string {
 
 export async function insertSeries(t: TestApp, s: SeriesSpec): Promise<bigint> {
   const id = nextSeriesId++;
-  await t.ctx.telemetry.writer.run(
+  await t.duck.writer.run(
     `INSERT INTO metric_series (project_id, series_id, name, type, service_name, environment, labels)
      VALUES ($project, $id, $name, $type, $service, $environment, $labels)`,
     {
@@ -49,7 +49,7 @@ export type PointSpec = [string | number, number] | [string | number, number, st
 
 export async function insertPoints(t: TestApp, p: { projectId: string; name: string; seriesId: bigint }, points: PointSpec[]): Promise<void> {
   for (const [at, value, startAt] of points) {
-    await t.ctx.telemetry.writer.run(
+    await t.duck.writer.run(
       'INSERT INTO metric_points (project_id, name, series_id, ts, value, start_ts) VALUES ($project, $name, $id, $ts, $value, $start)',
       { project: p.projectId, name: p.name, id: p.seriesId, ts: BigInt(toMs(at)), value, start: startAt === undefined ? null : BigInt(toMs(startAt)) },
       { start: BIGINT },
@@ -81,7 +81,7 @@ export async function insertHistograms(
 ): Promise<void> {
   for (const s of samples) {
     const counts = s.counts.map((c) => BigInt(c));
-    await t.ctx.telemetry.writer.run(
+    await t.duck.writer.run(
       `INSERT INTO metric_histograms (project_id, name, series_id, ts, start_ts, temporality, count, sum, bounds, counts)
        VALUES ($project, $name, $id, $ts, $start, $temporality, $count, $sum, $bounds, $counts)`,
       {
@@ -102,7 +102,7 @@ export async function insertHistograms(
 }
 
 export async function insertTombstone(t: TestApp, projectId: string, name: string, at: string | number): Promise<void> {
-  await t.ctx.telemetry.writer.run('INSERT INTO metric_tombstones (project_id, name, deleted_at_ms) VALUES ($project, $name, $at)', {
+  await t.duck.writer.run('INSERT INTO metric_tombstones (project_id, name, deleted_at_ms) VALUES ($project, $name, $at)', {
     project: projectId,
     name,
     at: BigInt(toMs(at)),
@@ -115,7 +115,7 @@ export function toMs(at: string | number): number {
 
 /** `count` distinct metric names `<prefix>0000`, `<prefix>0001`, ... with one point each (bulk, for the name cap). */
 export async function insertManyNames(t: TestApp, projectId: string, prefix: string, count: number, at: string | number): Promise<void> {
-  await t.ctx.telemetry.writer.run(
+  await t.duck.writer.run(
     `INSERT INTO metric_points (project_id, name, series_id, ts, value)
      SELECT $project, $prefix || lpad(i::VARCHAR, 4, '0'), 1000000 + i, $ts, 1 FROM range($count) r(i)`,
     { project: projectId, prefix, ts: BigInt(toMs(at)), count: BigInt(count) },

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../app.js';
 import { buildContext } from '../../context.js';
-import { openTelemetryDb, type TelemetryDb } from '../../storage/telemetry/duckdb/open.js';
+import { DuckDbTelemetry } from '../../storage/telemetry/duckdb/engine.js';
 import { testApp, type TestApp } from '../../testing/app.js';
 import { connectAgent, tokenRequest, withToken } from '../../testing/oauth.js';
 import { addPerson, signIn } from '../../testing/people.js';
@@ -17,12 +17,12 @@ import { CLI_CLIENT_ID } from './provider.js';
 describe.each(['sqlite', 'postgres'] as const)('OAuth state on %s', (dialect) => {
   let t: TestApp;
   let second: FastifyInstance;
-  let telemetry: TelemetryDb;
+  let telemetry: DuckDbTelemetry;
 
   beforeAll(async () => {
     t = await testApp({ dialect });
     // A second node (or the same process after a restart) over the same control store.
-    telemetry = await openTelemetryDb({ memory: true });
+    telemetry = await DuckDbTelemetry.open({ memory: true });
     second = await buildApp(buildContext({ config: t.ctx.config, control: t.ctx.control, telemetry }), { logger: false });
     await second.ready();
   });

@@ -75,10 +75,10 @@ describe.each(['sqlite', 'postgres'] as const)('projects (%s)', (dialect) => {
     const a = await projectWithKey(t, ['projects:read']);
     const b = await projectWithKey(t, ['projects:read']);
     for (const id of [a.projectId, b.projectId])
-      await t.ctx.telemetry.writer.run(`INSERT INTO metric_points (project_id, name, series_id, ts, value) VALUES ('${id}', 'm', 1, 1000, 1.5)`);
+      await t.duck.writer.run(`INSERT INTO metric_points (project_id, name, series_id, ts, value) VALUES ('${id}', 'm', 1, 1000, 1.5)`);
     await t.call({ method: 'DELETE', url: `/api/v1/projects/${a.projectId}` });
     const count = async (id: string) =>
-      Number((await t.ctx.telemetry.writer.runAndReadAll(`SELECT count(*) FROM metric_points WHERE project_id = '${id}'`)).getRows()[0][0]);
+      Number((await t.duck.writer.runAndReadAll(`SELECT count(*) FROM metric_points WHERE project_id = '${id}'`)).getRows()[0][0]);
     expect(await count(a.projectId)).toBe(0);
     expect(await count(b.projectId)).toBe(1);
   });

@@ -197,7 +197,7 @@ describe('approve: pending -> active', () => {
     const w = await world();
     expect((await w.send(w.agent.key, 'weather')).statusCode).toBe(200);
     const at = Date.parse('2026-03-01T00:00:00Z') * 1000;
-    await insertSightings(t.ctx.telemetry, w.projectId, [
+    await insertSightings(t.duck, w.projectId, [
       { observationKey: 'svc/weather', source: 'bearer_token', apiKeyId: '', firstSeenUs: at, lastSeenUs: at, sightingCount: 3 },
       { observationKey: 'svc/weather', source: 'dev_org_header', apiKeyId: '', firstSeenUs: at, lastSeenUs: at, sightingCount: 2 },
     ]);

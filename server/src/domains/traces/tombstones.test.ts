@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeSignalResponse, postTraces, span, traceId, traceRequest } from '../../ingest/otlp/traces-fixtures.js';
 import { openTelemetryDb } from '../../storage/telemetry/duckdb/open.js';
-import { SpansWriter, type SpanRow } from '../../storage/telemetry/duckdb/spans-writer.js';
+import { SpansWriter } from '../../storage/telemetry/duckdb/spans-writer.js';
+import type { SpanRow } from './rows.js';
 import { projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 
 let t: TestApp;
@@ -18,7 +19,7 @@ afterAll(async () => t?.close());
 const SCOPES = ['ingest:write', 'traces:read', 'traces:delete', 'agents:read'];
 
 async function count(sql: string, p: string): Promise<number> {
-  return t.ctx.telemetry.read(async (c) => Number((await c.runAndReadAll(sql, { p })).getRows()[0][0]));
+  return t.duck.read(async (c) => Number((await c.runAndReadAll(sql, { p })).getRows()[0][0]));
 }
 
 /** An agent run: invoke_agent root, a chat with usage and events, a failed tool call. */
@@ -112,7 +113,7 @@ describe('DELETE /traces/{traceId} is durable', () => {
     expect((await get(`/agent-runs/${fresh}`)).json()).toMatchObject({ agent_name: 'other', step_count: 3 });
     expect((await get(`/agent-events?run_id=${fresh}`)).json().events).toHaveLength(1);
     // Sightings: bot once (before the delete; the retried one is left out), other once.
-    const rows = await t.ctx.telemetry.read(async (c) =>
+    const rows = await t.duck.read(async (c) =>
       (await c.runAndReadAll('SELECT observation_key, sighting_count FROM agent_sightings WHERE project_id = $p ORDER BY 1', { p: p.projectId })).getRowsJS(),
     );
     expect(rows).toEqual([

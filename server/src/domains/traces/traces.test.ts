@@ -14,7 +14,7 @@ describe('traces and services', () => {
   });
   afterAll(async () => t.close());
 
-  const db = () => t.ctx.telemetry;
+  const db = () => t.duck;
   const fresh = (scopes = ['traces:read', 'traces:delete', 'logs:read']) => projectWithKey(t, scopes);
   const get = (key: string, url: string) => t.call({ method: 'GET', url: `/api/v1${url}`, key });
 

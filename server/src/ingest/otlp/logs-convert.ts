@@ -14,7 +14,7 @@
  * Sampling (docs/agent-model.md): a record with a trace id follows its trace (kept exactly when the
  * trace's spans are); one without is kept. Dropped records are not rejected (see traces-convert.ts).
  */
-import type { LogRow } from '../../storage/telemetry/duckdb/logs-writer.js';
+import type { LogRow } from '../../domains/logs/rows.js';
 import { attributesJson, bodyText, nanosToUs } from './attributes-json.js';
 import { bodyClassOf, storedBody } from './body-content.js';
 import type { ContentAccess } from '../../domains/content-policy/access.js';

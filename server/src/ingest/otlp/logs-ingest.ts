@@ -1,6 +1,6 @@
 /** The rules of OTLP log ingestion (spec 1 "Project" sampling_rate; docs/agent-model.md "Sampling"). */
 import type { ProjectRecord } from '../../domains/projects/store.js';
-import type { LogsWriter } from '../../storage/telemetry/duckdb/logs-writer.js';
+import type { LogsSink } from '../../domains/logs/rows.js';
 import { convertLogs } from './logs-convert.js';
 import type { ContentAccess } from '../../domains/content-policy/access.js';
 import type { LogRecordMessage, SignalInput } from './signal-decode.js';
@@ -14,7 +14,7 @@ export const LOGS_SAMPLING_DISABLED_MESSAGE = 'ingestion is disabled for this pr
  * follow their trace's sampling and records without a trace are kept (logs-convert.ts).
  */
 export async function ingestLogs(
-  writer: LogsWriter,
+  writer: LogsSink,
   project: ProjectRecord,
   input: SignalInput<LogRecordMessage>,
   nowUs: number,

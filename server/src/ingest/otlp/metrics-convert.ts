@@ -18,7 +18,7 @@
  *   counted and the first reason kept; the rest of the request is stored. A point flagged
  *   NoRecordedValue (flags bit 0) carries no sample and is skipped without being counted as rejected.
  */
-import { UNKNOWN_START, type HistogramRow, type MetricMetadataRow, type MetricRows, type MetricType } from '../../storage/telemetry/duckdb/metrics-writer.js';
+import { UNKNOWN_START, type HistogramRow, type MetricMetadataRow, type MetricRows, type MetricType } from '../../domains/metrics/rows.js';
 import type { Int64, KeyValue, Metric, MetricsInput } from './decode.js';
 import {
   exponentialValue,

@@ -1,7 +1,8 @@
 /** The rules of OTLP metric ingestion (spec 1, "Project" sampling_rate; ARCHITECTURE "Data and durability"). */
 import type { ProjectRecord } from '../../domains/projects/store.js';
 import { ApiError } from '../../http/errors.js';
-import { WriterStoppedError, type MetricsWriter } from '../../storage/telemetry/duckdb/metrics-writer.js';
+import type { MetricsSink } from '../../domains/metrics/rows.js';
+import { WriterStoppedError } from '../../lib/writer-stopped.js';
 import type { MetricsInput } from './decode.js';
 import { convertMetrics, countDataPoints } from './metrics-convert.js';
 import type { ContentAccess } from '../../domains/content-policy/access.js';
@@ -24,7 +25,7 @@ export const SAMPLING_DISABLED_MESSAGE =
  * A rate between 0 and 1 does not thin metrics: sampling applies to traces (whole traces are kept or
  * dropped); dropping metric samples would silently bias every sum, rate and count, so all are stored.
  */
-export async function ingestMetrics(writer: MetricsWriter, project: ProjectRecord, req: MetricsInput, store?: ContentAccess): Promise<ExportOutcome> {
+export async function ingestMetrics(writer: MetricsSink, project: ProjectRecord, req: MetricsInput, store?: ContentAccess): Promise<ExportOutcome> {
   if (project.samplingRate === 0) {
     const n = countDataPoints(req);
     return n > 0 ? { rejectedDataPoints: n, errorMessage: SAMPLING_DISABLED_MESSAGE, stored: 0 } : { rejectedDataPoints: 0, stored: 0 };

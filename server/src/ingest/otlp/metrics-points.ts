@@ -2,7 +2,7 @@
  * The value of one data point of each OTLP metric kind, or the reason the point is rejected. The checks
  * run in a fixed order per kind, so a point with several faults always gives the same reason.
  */
-import type { HistogramRow } from '../../storage/telemetry/duckdb/metrics-writer.js';
+import type { HistogramRow } from '../../domains/metrics/rows.js';
 import type { ExponentialHistogramDataPoint, HistogramDataPoint, Int64, NumberDataPoint, SummaryDataPoint } from './decode.js';
 import { exponentialToExplicit } from './exponential.js';
 import { int64ToNumber, uint64ToBigInt } from './values.js';

@@ -3,7 +3,7 @@
  * cache, so the canonical labels and the sha256 are computed once per series, not once per request.
  * Never stale (a series id is a pure function of its inputs); dropped whole when it grows past its bound.
  */
-import type { SeriesRow } from '../../storage/telemetry/duckdb/metrics-writer.js';
+import type { SeriesRow } from '../../domains/metrics/rows.js';
 import type { KeyValue } from './decode.js';
 import { anyValueText, labelsJson } from './values.js';
 

@@ -269,7 +269,7 @@ describe('POST /v1/metrics: refusals', () => {
 describe('POST /v1/metrics: durability', () => {
   it('a 2xx means committed: a failed commit answers 503 unavailable (Retry-After), never 2xx, and stores nothing', async () => {
     const p = await project();
-    const writer = t.ctx.telemetry.writer;
+    const writer = t.duck.writer;
     const run = writer.run;
     writer.run = ((sql: string, ...rest: never[]) =>
       sql === 'COMMIT' ? Promise.reject(new Error('I/O error')) : run.call(writer, sql, ...rest)) as typeof writer.run;

@@ -1,9 +1,8 @@
 /** Rules shared by trace and log ingestion (as metrics-ingest.ts does for metrics). */
 import { ApiError } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
-import { WriterStoppedError as MetricsWriterStopped } from '../../storage/telemetry/duckdb/metrics-writer.js';
-import { WriterStoppedError } from '../../storage/telemetry/duckdb/rows-writer.js';
-import type { Credential } from '../../storage/telemetry/duckdb/spans-writer.js';
+import { WriterStoppedError } from '../../lib/writer-stopped.js';
+import type { Credential } from '../../domains/traces/rows.js';
 
 /** What the export response reports: OTLP `partial_success`, absent when `rejected` is 0 and there is no message. */
 export interface SignalOutcome {
@@ -28,7 +27,7 @@ export async function committedOr503(write: () => Promise<void>, what: string): 
     await write();
   } catch (e) {
     const message =
-      e instanceof WriterStoppedError || e instanceof MetricsWriterStopped
+      e instanceof WriterStoppedError
         ? 'the server is shutting down; nothing was stored, retry'
         : `the ${what} could not be committed; nothing was stored, retry`;
     const err = new ApiError(503, 'unavailable', message, undefined, { 'retry-after': '1' });

@@ -96,5 +96,5 @@ export function decodeResponse(body: Buffer): { partialSuccess?: { rejectedDataP
 
 /** Rows of a telemetry table, JSON-friendly (BIGINT/UBIGINT as strings). */
 export async function rows(t: TestApp, sql: string, params: Record<string, string> = {}): Promise<Record<string, unknown>[]> {
-  return t.ctx.telemetry.read(async (c) => (await c.runAndReadAll(sql, params)).getRowObjectsJson() as Record<string, unknown>[]);
+  return t.duck.read(async (c) => (await c.runAndReadAll(sql, params)).getRowObjectsJson() as Record<string, unknown>[]);
 }

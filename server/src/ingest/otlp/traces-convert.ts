@@ -24,7 +24,7 @@ import type { ContentAccess } from '../../domains/content-policy/access.js';
 import type { KeyValue } from './decode.js';
 import { keepTraceBytes } from './traces-sampling.js';
 import { resourceIdentity } from './values.js';
-import type { Sighting, SpanEventRow, SpanRow } from '../../storage/telemetry/duckdb/spans-writer.js';
+import type { Sighting, SpanEventRow, SpanRow } from '../../domains/traces/rows.js';
 
 const KINDS = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'];
 const STATUS = ['unset', 'ok', 'error'];

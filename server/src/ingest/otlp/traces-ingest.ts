@@ -1,11 +1,11 @@
 /** The rules of OTLP trace ingestion (spec 1 "Project" sampling_rate; docs/agent-model.md). */
 import type { ProjectRecord } from '../../domains/projects/store.js';
-import type { SpansWriter } from '../../storage/telemetry/duckdb/spans-writer.js';
+import type { SpansSink } from '../../domains/traces/rows.js';
 import { committedOr503, plural, type SignalOutcome } from './signal-ingest.js';
 import type { SignalInput, SpanMessage } from './signal-decode.js';
 import { convertTraces } from './traces-convert.js';
 import type { ContentAccess } from '../../domains/content-policy/access.js';
-import type { Credential } from '../../storage/telemetry/duckdb/spans-writer.js';
+import type { Credential } from '../../domains/traces/rows.js';
 
 export const TRACES_SAMPLING_DISABLED_MESSAGE = 'ingestion is disabled for this project (sampling_rate is 0); no spans were stored';
 
@@ -21,7 +21,7 @@ export const TRACES_SAMPLING_DISABLED_MESSAGE = 'ingestion is disabled for this 
  * rejecting their span (docs/agent-model.md).
  */
 export async function ingestTraces(
-  writer: SpansWriter,
+  writer: SpansSink,
   project: ProjectRecord,
   credential: Credential,
   input: SignalInput<SpanMessage>,

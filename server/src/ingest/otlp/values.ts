@@ -1,6 +1,6 @@
 /** OTLP value helpers: int64 fields, attribute values as label text, labels, resource identity, series ids. */
 import { createHash } from 'node:crypto';
-import type { MetricType } from '../../storage/telemetry/duckdb/metrics-writer.js';
+import type { MetricType } from '../../domains/metrics/rows.js';
 import type { AnyValue, Int64, KeyValue } from './decode.js';
 
 const TWO32 = 4294967296;

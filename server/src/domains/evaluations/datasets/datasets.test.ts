@@ -167,7 +167,7 @@ describe('promotion', () => {
   it('a dataset item is scored exactly like its run: caseFacts rebuilds the facts the evaluators read from the run', async () => {
     const p = await project();
     const s = await p.seeded('facts');
-    const reader = new AgentFactsReader(t.ctx.agentRuns, new DuckDbReleaseQuery(t.ctx.telemetry));
+    const reader = new AgentFactsReader(t.ctx.agentRuns, new DuckDbReleaseQuery(t.duck));
     expect(caseFacts(s.case)).toEqual(await reader.run(p.projectId, s.runId));
   });
 

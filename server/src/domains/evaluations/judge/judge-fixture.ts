@@ -37,7 +37,7 @@ export async function judgeFixture(): Promise<JudgeFixture> {
     t,
     base,
     server,
-    store: new DuckDbAgentRunsQuery(t.ctx.telemetry),
+    store: new DuckDbAgentRunsQuery(t.duck),
     async close() {
       await server.close();
       await t.close();

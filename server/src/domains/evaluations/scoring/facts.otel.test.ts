@@ -20,7 +20,7 @@ let facts: AgentFactsReader;
 beforeAll(async () => {
   t = await testApp({ clock });
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  facts = new AgentFactsReader(t.ctx.agentRuns, new DuckDbReleaseQuery(t.ctx.telemetry));
+  facts = new AgentFactsReader(t.ctx.agentRuns, new DuckDbReleaseQuery(t.duck));
 });
 afterAll(async () => t?.close());
 

@@ -13,34 +13,14 @@
  */
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { CONTENT_KEYS, contentClassOf, type ContentClass } from '../../../domains/content/content-keys.js';
+import type { EraseCounts, EraseScope, ErasureSubjectKind, TelemetryContentEraser } from '../../../domains/content-erasure/store.js';
 import type { TelemetryDb } from './open.js';
 import { traceDeleteGate } from './spans-writer.js';
 import { exec, rows, type Params } from './statements.js';
 
-export type ErasureSubjectKind = 'session_key' | 'trace_id' | 'enduser_id';
-
-export interface EraseScope {
-  projectId: string;
-  classes: readonly ContentClass[];
-  /** Only rows that started (spans), happened (events) or were stamped (logs) before this instant. */
-  beforeUs?: number;
-  subject?: { kind: ErasureSubjectKind; id: string };
-}
-
-export interface EraseCounts {
-  /** Rows rewritten. */
-  spans: number;
-  spanEvents: number;
-  logs: number;
-  /** Attributes removed in all. */
-  attributes: number;
-  /** Log bodies removed (their rows are counted in `logs` too). */
-  bodies: number;
-}
-
 const PAGE = 500;
 
-export class ContentEraser {
+export class ContentEraser implements TelemetryContentEraser {
   constructor(private readonly db: TelemetryDb) {}
 
   /**

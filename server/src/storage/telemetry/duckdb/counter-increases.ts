@@ -14,7 +14,7 @@
  * Rows with `start_ts` NULL keep their value.
  */
 import { BIGINT, type DuckDBConnection } from '@duckdb/node-api';
-import { UNKNOWN_START } from './metrics-writer.js';
+import { UNKNOWN_START } from '../../../domains/metrics/rows.js';
 
 /**
  * A SELECT over `from` (a relation with series_id, ts, start_ts, value and the `keep` columns) giving the

@@ -4,17 +4,9 @@
  * is forecast as its mean increase per sample, not as its running total.
  */
 import type { Observation } from '../../../domains/metrics/forecast-model.js';
+import type { HistoryQuery } from '../../../domains/metrics/store.js';
 import { counterIncreasesSql, hasCounterSamples } from './counter-increases.js';
 import type { TelemetryDb } from './open.js';
-
-export interface HistoryQuery {
-  projectId: string;
-  name: string;
-  environment?: string;
-  startMs: number;
-  endMs: number;
-  intervalMs: number;
-}
 
 export async function readForecastHistory(db: TelemetryDb, q: HistoryQuery): Promise<Observation[]> {
   return db.read(async (c) => {

@@ -1,11 +1,9 @@
 /** Writes ingested log records with group commit (rows-writer.ts): a request is answered after its rows committed. */
 import type { DuckDBDataChunk } from '@duckdb/node-api';
-import type { LogRow as StoredLogRow } from '../../../domains/logs/store.js';
+import type { LogRow, LogsSink } from '../../../domains/logs/rows.js';
+import { WriterStoppedError } from '../../../lib/writer-stopped.js';
 import type { TelemetryDb } from './open.js';
-import { GroupCommitWriter, WriterStoppedError, appendChunks, rowChunks, tableLayout, type ColumnGetters, type TableLayout } from './rows-writer.js';
-
-/** One `logs` row as ingestion builds it: the stored row without what the store derives (rank, ingest time). */
-export type LogRow = Omit<StoredLogRow, 'severityRank' | 'ingestedUs'>;
+import { GroupCommitWriter, appendChunks, rowChunks, tableLayout, type ColumnGetters, type TableLayout } from './rows-writer.js';
 
 interface Pending {
   chunks: DuckDBDataChunk[];
@@ -30,7 +28,7 @@ const logColumns = (projectId: string, ingestedAtUs: number): ColumnGetters<LogR
   ingested_at_us: () => ingestedAtUs,
 });
 
-export class LogsWriter {
+export class LogsWriter implements LogsSink {
   private readonly gc: GroupCommitWriter<Pending>;
   private layout: Promise<TableLayout> | null = null;
 

@@ -7,7 +7,7 @@
 import { BIGINT, DOUBLE, DuckDBDataChunk, UBIGINT, VARCHAR } from '@duckdb/node-api';
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import type { MetricRows } from './metrics-writer.js';
+import type { MetricRows } from '../../../domains/metrics/rows.js';
 
 const POINT_TYPES = [VARCHAR, VARCHAR, UBIGINT, BIGINT, DOUBLE, BIGINT];
 /** DuckDB's vector size: the most rows one chunk holds. */

@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MetricsWriter, WriterStoppedError, type MetricRows, type SeriesRow } from './metrics-writer.js';
+import { MetricsWriter } from './metrics-writer.js';
+import type { MetricRows, SeriesRow } from '../../../domains/metrics/rows.js';
+import { WriterStoppedError } from '../../../lib/writer-stopped.js';
 import { openTelemetryDb, type TelemetryDb } from './open.js';
 
 let db: TelemetryDb;

@@ -10,58 +10,9 @@
  */
 import { DOUBLE, LIST, UBIGINT, listValue, type DuckDBConnection, type DuckDBDataChunk, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { pointChunks } from './metric-point-chunks.js';
+import { UNKNOWN_START, type MetricMetadataRow, type MetricRows, type MetricsSink, type SeriesRow } from '../../../domains/metrics/rows.js';
+import { WriterStoppedError } from '../../../lib/writer-stopped.js';
 import type { TelemetryDb } from './open.js';
-
-export type MetricType = 'counter' | 'gauge' | 'histogram' | 'summary';
-
-export interface SeriesRow {
-  seriesId: bigint;
-  name: string;
-  type: MetricType;
-  serviceName: string | null;
-  environment: string | null;
-  /** JSON object text: string values, keys sorted. */
-  labels: string;
-}
-
-export interface HistogramRow {
-  name: string;
-  seriesId: bigint;
-  ts: number;
-  startTs: number | null;
-  temporality: 'delta' | 'cumulative';
-  count: bigint;
-  sum: number | null;
-  /** Ascending upper bounds; the last bucket is (last bound, +Inf), so counts has bounds.length + 1 entries. */
-  bounds: number[];
-  counts: bigint[];
-}
-
-/** The rows of one request, columnar for the points (the bulk of the data) so no object is made per point. */
-export interface MetricRows {
-  /** Every series the rows reference (each once). */
-  series: SeriesRow[];
-  /** Per point: its series, as an index into `series`. */
-  pointSeries: number[];
-  /** Per point: milliseconds since the epoch. */
-  pointTs: number[];
-  pointValue: number[];
-  /**
-   * Per point: the start time in ms of a cumulative monotonic Sum sample (`UNKNOWN_START` when it gave
-   * none), NaN for every other sample (stored as NULL). Absent when no point of the request has one.
-   */
-  pointStart?: number[];
-  histograms: HistogramRow[];
-  /** The unit and description of each metric of the request that sent one (the last one sent wins). */
-  metadata?: MetricMetadataRow[];
-}
-
-/** What an instrument says of itself; kept per metric name, the latest sent wins. */
-export interface MetricMetadataRow {
-  name: string;
-  unit: string;
-  description: string;
-}
 
 const metadataValue = (m: MetricMetadataRow) => JSON.stringify([m.unit, m.description]);
 
@@ -71,8 +22,6 @@ interface Committed {
   metadata: Map<string, string>;
 }
 
-/** metric_points.start_ts of a cumulative counter sample whose start time is unknown (see schema.ts). */
-export const UNKNOWN_START = -1;
 
 interface Pending {
   projectId: string;
@@ -93,13 +42,8 @@ function seriesInsertSql(rows: number): string {
 /** Above this many cached series ids the cache is dropped and refilled (memory bound). */
 const MAX_KNOWN_SERIES = 1_000_000;
 
-export class WriterStoppedError extends Error {
-  constructor() {
-    super('the metrics writer is stopped');
-  }
-}
 
-export class MetricsWriter {
+export class MetricsWriter implements MetricsSink {
   private queue: Pending[] = [];
   /** Exclusive jobs (other writes on the writer connection) run between flushes. */
   private jobs: (() => Promise<void>)[] = [];
@@ -122,7 +66,7 @@ export class MetricsWriter {
 
   /** Resolves once the rows are committed; rejects when the commit failed or the writer is stopped. */
   write(projectId: string, rows: MetricRows): Promise<void> {
-    if (this.stopped) return Promise.reject(new WriterStoppedError());
+    if (this.stopped) return Promise.reject(new WriterStoppedError('metrics'));
     // The point chunks are filled now, in the request's own turn, which usually falls while the
     // previous flush waits for its commit, instead of inside the next flush.
     let chunks: DuckDBDataChunk[];
@@ -142,7 +86,7 @@ export class MetricsWriter {
    * store, e.g. deletes, which must not interleave with an open ingest transaction).
    */
   exclusive<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
-    if (this.stopped) return Promise.reject(new WriterStoppedError());
+    if (this.stopped) return Promise.reject(new WriterStoppedError('metrics'));
     return new Promise<T>((resolve, reject) => {
       this.jobs.push(() => fn(this.db.writer).then(resolve, reject));
       this.kick();

@@ -25,12 +25,8 @@ import {
 } from '@duckdb/node-api';
 import type { TelemetryDb } from './open.js';
 import { LITTLE_ENDIAN, duckdb } from './metric-point-chunks.js';
+import { WriterStoppedError } from '../../../lib/writer-stopped.js';
 
-export class WriterStoppedError extends Error {
-  constructor(what: string) {
-    super(`the ${what} writer is stopped`);
-  }
-}
 
 interface Pending<P> {
   item: P;

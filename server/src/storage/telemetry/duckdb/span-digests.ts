@@ -5,7 +5,7 @@
  */
 import type { SpanDigest } from '../../../domains/agent-runs/summary.js';
 import { numOrNull, strOrNull } from './agent-runs-sql.js';
-import type { SpanRow } from './spans-writer.js';
+import type { SpanRow } from '../../../domains/traces/rows.js';
 
 /** The `spans` columns a digest reads, in `digestOf` order. */
 export const DIGEST_COLUMNS =

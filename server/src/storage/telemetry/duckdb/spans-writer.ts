@@ -13,64 +13,13 @@
  * would not see the tombstone (snapshot isolation), and the delete would not see its uncommitted rows.
  */
 import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBDataChunk, type DuckDBPreparedStatement } from '@duckdb/node-api';
-import type { AgentSpanColumns } from '../../../domains/agent-runs/store.js';
-import type { SpanEventRow as TraceSpanEventRow, SpanRow as TraceSpanRow } from '../../../domains/traces/store.js';
+import type { SpanBatch, SpanEventRow, SpanRow, SpanWriteResult, SpansSink } from '../../../domains/traces/rows.js';
+import { WriterStoppedError } from '../../../lib/writer-stopped.js';
 import type { TelemetryDb } from './open.js';
 import { OneAtATime } from './statements.js';
-import { GroupCommitWriter, WriterStoppedError, appendChunks, rowChunks, tableLayout, type ColumnGetters, type TableLayout } from './rows-writer.js';
+import { GroupCommitWriter, appendChunks, rowChunks, tableLayout, type ColumnGetters, type TableLayout } from './rows-writer.js';
 import { summaryUpkeep, type ProjectSpans, type SummaryUpkeep } from './summaries-writer.js';
 import { digestOf } from './span-digests.js';
-
-/**
- * One `spans` row: the span's own columns as the trace read returns them, and the agent-model columns
- * derived at ingest (docs/agent-model.md). Times in µs since the epoch.
- */
-export interface SpanRow extends TraceSpanRow, AgentSpanColumns {
-  traceId: string;
-}
-
-/** One `span_events` row: the event as the trace read returns it, and its agent-event columns. */
-export interface SpanEventRow extends TraceSpanEventRow {
-  traceId: string;
-  category: string | null;
-  contextKind: string | null;
-  /** JSON text of the typed detail of an accepted context event. */
-  contextDetail: string | null;
-  contextSourceIds: string[] | null;
-}
-
-/** Who sent the spans (spec 2 "Attribution entry"). */
-export interface Credential {
-  source: 'api_key' | 'bearer_token';
-  /** '' unless the source is api_key. */
-  apiKeyId: string;
-}
-
-/** One received run-root candidate (agent span or top workflow span) with an observation key (kept or dropped by sampling). */
-export interface Sighting {
-  traceId: string;
-  observationKey: string;
-  /** The deployment environment of the span's resource; null when it names none (or ""). */
-  environment: string | null;
-}
-
-export interface SpanBatch {
-  spans: SpanRow[];
-  events: SpanEventRow[];
-  /**
-   * Sightings: each delivery of a run-root candidate span counts, also a span sent again (a retried export).
-   * See SightingRow.sightingCount (domains/agent-runs/store.ts) for why deliveries are counted.
-   */
-  sightings: Sighting[];
-  credential: Credential;
-  /** Ingest time (µs): ingested_at_us of the rows, first and last seen of the sightings. */
-  ingestedAtUs: number;
-}
-
-export interface SpanWriteResult {
-  /** Spans left out because their trace was deleted (it has a tombstone). */
-  tombstoned: number;
-}
 
 /**
  * Per telemetry store: runs the spans writer's transactions and the trace deletes one at a time, in
@@ -223,7 +172,7 @@ interface SightingAggregate {
   count: number;
 }
 
-export class SpansWriter {
+export class SpansWriter implements SpansSink {
   private readonly gc: GroupCommitWriter<Pending>;
   private readonly gate: TraceDeleteGate;
   private readonly summaries: SummaryUpkeep;
