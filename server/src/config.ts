@@ -21,6 +21,8 @@ export interface Config {
    * default DuckDB's 80 % of RAM) and its reader connections (SVC_DUCKDB_READERS, 1 to 64, default 4; the writer has its own).
    */
   duckdb: { threads: number; memoryLimit?: string; readers: number };
+  /** The scale-out telemetry engine when SVC_CLICKHOUSE_URL is set (docs/scale-out.md); the embedded DuckDB store otherwise. */
+  clickhouse?: ClickHouseSettings;
   /** Mark session cookies `Secure` (HTTPS only); off by default because the quickstart serves plain http on localhost. */
   cookieSecure: boolean;
   /** Days an asset may stay unreviewed or unowned before the review-window sweep raises a signal (SVC_ASSET_REVIEW_WINDOW_DAYS, default 7). */
@@ -48,6 +50,20 @@ export interface Config {
    * start before a rule looks at it (SVC_EVAL_SAMPLING_SETTLE_SECONDS, 0 to 86400, default 300).
    */
   evaluationSampling: { everySeconds: number; settleSeconds: number };
+}
+
+/** Where the ClickHouse telemetry engine is (SVC_CLICKHOUSE_*). */
+export interface ClickHouseSettings {
+  /** The HTTP(S) interface without credentials or database, e.g. `http://ch.internal:8123`. */
+  url: string;
+  /** From the URL's user part or SVC_CLICKHOUSE_USER (default `default`). */
+  user: string;
+  /** From the URL's password part or SVC_CLICKHOUSE_PASSWORD (default empty). */
+  password: string;
+  /** From the URL's path or SVC_CLICKHOUSE_DATABASE (default `svc`); created when missing. */
+  database: string;
+  /** SVC_CLICKHOUSE_CLUSTER: replicated tables and Distributed tables `ON CLUSTER` this cluster, sharded by project. */
+  cluster?: string;
 }
 
 /** The OpenAI-compatible chat-completions endpoint model-judge evaluations call. */
@@ -160,6 +176,34 @@ function jobSettings(env: NodeJS.ProcessEnv): JobSettings {
   };
 }
 
+const CH_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** SVC_CLICKHOUSE_URL (`http(s)://[user[:password]@]host[:port][/database]`) and its companions; undefined when unset. */
+export function clickhouseSettings(env: NodeJS.ProcessEnv): ClickHouseSettings | undefined {
+  const raw = env.SVC_CLICKHOUSE_URL;
+  if (!raw) {
+    for (const name of ['SVC_CLICKHOUSE_CLUSTER', 'SVC_CLICKHOUSE_DATABASE', 'SVC_CLICKHOUSE_USER', 'SVC_CLICKHOUSE_PASSWORD'])
+      if (env[name]) throw new Error(`${name} is set but SVC_CLICKHOUSE_URL is not: set the URL of ClickHouse's HTTP interface too`);
+    return undefined;
+  }
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new Error('SVC_CLICKHOUSE_URL must be a URL such as http://user:password@host:8123/database');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`SVC_CLICKHOUSE_URL must use http or https (ClickHouse's HTTP interface), got ${u.protocol}`);
+  if (u.search || u.hash) throw new Error('SVC_CLICKHOUSE_URL takes no query or fragment; use SVC_CLICKHOUSE_* variables for settings');
+  const fromPath = decodeURIComponent(u.pathname.replace(/^\/+|\/+$/g, ''));
+  const database = env.SVC_CLICKHOUSE_DATABASE || fromPath || 'svc';
+  if (!CH_IDENTIFIER.test(database)) throw new Error(`the ClickHouse database must be letters, digits and _ (not starting with a digit), got "${database}"`);
+  const cluster = env.SVC_CLICKHOUSE_CLUSTER || undefined;
+  if (cluster !== undefined && !CH_IDENTIFIER.test(cluster)) throw new Error(`SVC_CLICKHOUSE_CLUSTER must be letters, digits and _ (not starting with a digit), got "${cluster}"`);
+  const user = env.SVC_CLICKHOUSE_USER || decodeURIComponent(u.username) || 'default';
+  const password = env.SVC_CLICKHOUSE_PASSWORD ?? (u.password ? decodeURIComponent(u.password) : '');
+  return { url: `${u.protocol}//${u.host}`, user, password, database, cluster };
+}
+
 function duckdbSettings(env: NodeJS.ProcessEnv): Config['duckdb'] {
   const memoryLimit = env.SVC_DUCKDB_MEMORY_LIMIT || undefined;
   if (memoryLimit !== undefined && !/^\d+(\.\d+)?\s*(%|[KMGT]i?B|B)$/i.test(memoryLimit))
@@ -187,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     otlpBodyLimit: intVar(env, 'SVC_OTLP_BODY_LIMIT_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     cookieSecure: boolVar(env, 'SVC_COOKIE_SECURE', false),
     duckdb: duckdbSettings(env),
+    clickhouse: clickhouseSettings(env),
     assetReviewWindowDays: intVar(env, 'SVC_ASSET_REVIEW_WINDOW_DAYS', 7, 1, 365),
     publicUrl: publicUrl(env, host, port),
     keyHashSecret: keyHashSecret(env),

@@ -14,6 +14,7 @@ import { applyChanges } from '../cluster/apply-changes.js';
 import { InProcessChangeFeed } from '../cluster/change-feed.js';
 import { DuckDbTelemetry } from '../storage/telemetry/duckdb/engine.js';
 import type { TelemetryDb } from '../storage/telemetry/duckdb/open.js';
+import { testTelemetryKind, withClickHousePorts, type TelemetryKind } from './clickhouse.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -54,12 +55,13 @@ export async function openTestControl(dialect: 'sqlite' | 'postgres') {
 }
 
 export async function testApp(
-  opts: { dialect?: 'sqlite' | 'postgres'; clock?: Clock; env?: NodeJS.ProcessEnv } & Pick<Parameters<typeof buildContext>[0], 'chainSource' | 'signer'> = {},
+  opts: { dialect?: 'sqlite' | 'postgres'; clock?: Clock; env?: NodeJS.ProcessEnv; telemetry?: TelemetryKind } & Pick<Parameters<typeof buildContext>[0], 'chainSource' | 'signer'> = {},
 ): Promise<TestApp> {
   // Each test app keys its API-key hashes with its own secret (main.ts reads SVC_KEY_HASH_SECRET or the data dir's file).
   const config = loadConfig({ SVC_LOG_LEVEL: 'silent', SVC_KEY_HASH_SECRET: randomBytes(32).toString('base64'), ...opts.env });
   const control = await openTestControl(opts.dialect ?? 'sqlite');
-  const telemetry = await DuckDbTelemetry.open({ memory: true });
+  const duck = await DuckDbTelemetry.open({ memory: true });
+  const telemetry = (opts.telemetry ?? testTelemetryKind()) === 'clickhouse' ? await withClickHousePorts(duck) : duck;
   const ctx = buildContext({ config, control: control.store, telemetry, clock: opts.clock, chainSource: opts.chainSource, signer: opts.signer });
   const init = await bootstrap(control.store, ctx.audit, ctx.clock, ctx.ids, {}, ctx.keyHash);
   const app = await buildApp(ctx, { logger: false });
@@ -72,7 +74,7 @@ export async function testApp(
     app,
     ctx,
     db: control.db,
-    duck: telemetry.db,
+    duck: duck.db,
     ownerKey,
     orgId: init.orgId,
     projectId: init.projectId,
