@@ -72,7 +72,15 @@ export default async function setup(project: TestProject) {
   project.provide('clickhouseUrl', chUrl);
   project.provide('clickhouseProblem', chProblem);
   // Vitest runs what setup returns at the end of the run (a separate `teardown` export is ignored with a default export).
-  const teardown = async () => void clickhouse?.kill('SIGTERM');
+  const teardown = async () => {
+    const child = clickhouse;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
   if (await reachable()) return teardown;
   try {
     execSync('pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start', { stdio: 'inherit', shell: '/bin/bash' });

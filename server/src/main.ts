@@ -26,7 +26,7 @@ async function main() {
   process.umask(0o077);
   const loaded = loadConfig();
   // One process per data dir (docs/several-nodes.md): a second one is refused here, before anything in it is read or written.
-  const dataDirLock = lockDataDir(loaded.dataDir, { controlInPostgres: loaded.databaseUrl !== undefined });
+  const dataDirLock = lockDataDir(loaded.dataDir, { controlInPostgres: loaded.databaseUrl !== undefined, telemetryInClickHouse: loaded.clickhouse !== undefined });
   const config = await withKeyHashSecret(loaded);
   // One-time upgrades of the data files print their progress (JSON lines, like the service's log).
   const { control, telemetry } = await openStores(config, (msg) => process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), msg })}\n`));

@@ -62,9 +62,17 @@ export class CredentialRechecker {
   }
 }
 
+/** A running re-check: call it to stop; `recheckNow` checks at once (a change of the credential was heard). */
+export interface CredentialWatch {
+  (): void;
+  recheckNow(): void;
+}
+
 /**
- * Re-checks every `intervalMs` until the verdict is not `ok` (then calls `onEnd` once) or until
- * the returned stop function is called. A failed check (store unreachable) is retried at the next tick.
+ * Re-checks every `intervalMs`, and at once on `recheckNow()`, until the verdict is not `ok` (then calls
+ * `onEnd` once) or until the returned function is called. A failed check (store unreachable) is retried at
+ * the next tick. A `recheckNow` during a check runs one more check after it, so a change committed while a
+ * check was reading is never missed.
  */
 export function watchCredential(
   rechecker: CredentialRechecker,
@@ -73,28 +81,39 @@ export function watchCredential(
   admitted: readonly string[],
   onEnd: (verdict: Exclude<RecheckVerdict, 'ok'>) => void,
   intervalMs = RECHECK_INTERVAL_MS,
-): () => void {
+): CredentialWatch {
   let stopped = false;
   let busy = false;
-  const timer = setInterval(async () => {
-    if (stopped || busy) return;
+  let again = false;
+  const check = async (heard: boolean) => {
+    if (stopped) return;
+    if (busy) {
+      // A tick during a check is skipped; a heard change is checked once more after it.
+      again ||= heard;
+      return;
+    }
     busy = true;
     try {
-      const verdict = await rechecker.recheck(admittedAs, secret, admitted);
-      if (verdict !== 'ok' && !stopped) {
-        stopped = true;
-        clearInterval(timer);
-        onEnd(verdict);
-      }
+      do {
+        again = false;
+        const verdict = await rechecker.recheck(admittedAs, secret, admitted);
+        if (verdict !== 'ok' && !stopped) {
+          stopped = true;
+          clearInterval(timer);
+          onEnd(verdict);
+        }
+      } while (again && !stopped);
     } catch {
       /* transient: checked again at the next tick */
     } finally {
       busy = false;
     }
-  }, intervalMs);
+  };
+  const timer = setInterval(() => void check(false), intervalMs);
   timer.unref?.();
-  return () => {
+  const stop = () => {
     stopped = true;
     clearInterval(timer);
   };
+  return Object.assign(stop, { recheckNow: () => void check(true) });
 }

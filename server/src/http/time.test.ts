@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../testing/app.js';
-import { insertSpans, spanId, traceId, us } from '../storage/telemetry/duckdb/agent-fixtures.js';
+import { insertSpans, spanId, traceId, us } from '../testing/agent-fixtures.js';
 import { MAX_TIME_US, parseTimeUs } from './time.js';
 
 const NOW = '2024-06-01T12:00:00.000Z';
@@ -113,7 +113,7 @@ describe('one time vocabulary on every route with a time bound', () => {
   it('a cursor of a duration window (since=1h) continues the same query after "1 hour ago" has moved; a changed bound is refused', async () => {
     const p = await projectWithKey(t, SCOPES);
     const roots = [1, 2, 3].map((n) => ({ traceId: traceId(9000 + n), spanId: spanId(n), op: 'invoke_agent', name: 'invoke_agent a', startUs: us('2024-06-01T11:50:00Z', n) }));
-    await insertSpans(t.duck, p.projectId, roots);
+    await insertSpans(t, p.projectId, roots);
     const page = (url: string) => t.call({ method: 'GET', url: `/api/v1${url}`, key: p.key });
     const first = await page('/agent-runs?since=1h&limit=2');
     expect(first.json().runs).toHaveLength(2);

@@ -6,7 +6,7 @@
  * are `{error: 'invalid_request', message}`; a refused delete deletes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertLogs } from '../storage/telemetry/duckdb/trace-log-fixtures.js';
+import { insertLogs } from '../testing/log-fixtures.js';
 import { insertMetric } from '../domains/metrics/test-data.js';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../testing/app.js';
 
@@ -20,7 +20,7 @@ describe('bad input on the window routes: 4xx in our shape, never 5xx, nothing c
   beforeAll(async () => {
     t = await testApp({ clock: fixedClock(NOW) });
     p = await projectWithKey(t, SCOPES);
-    await insertLogs(t.duck, [{ projectId: p.projectId, at: '2024-06-01T11:00:00Z', body: 'keep', service: 'api' }]);
+    await insertLogs(t.ctx.telemetry, [{ projectId: p.projectId, at: '2024-06-01T11:00:00Z', body: 'keep', service: 'api' }]);
     await insertMetric(t, { projectId: p.projectId, name: 'cpu' }, [['2024-06-01T11:00:00Z', 1]]);
   });
   afterAll(async () => t.close());

@@ -1,6 +1,7 @@
 /**
  * Two runners ("nodes"), each with its own connection pool, against one PostgreSQL database,
- * claiming at the same time over several rounds: no job runs twice and none is skipped.
+ * claiming at the same time over several rounds: no job runs twice and none is skipped; a recurring
+ * kind both register runs once per period (docs/several-nodes.md).
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,6 +97,60 @@ describe('two runners on one PostgreSQL database', () => {
       await Promise.all([a.stop(), b.stop()]);
     }
     expect(a.runner.stats.lost + b.runner.stats.lost).toBe(0);
+  });
+
+  it('a recurring kind on both nodes, both poll loops running: one schedule, and each period runs once on one node', async () => {
+    const PERIODS = 6;
+    const clock = new ManualClock('2026-05-01T00:00:00.000Z');
+    const runs: { node: string; at: number }[] = [];
+    const make = (store: ControlStore, id: string) => {
+      const s = new JobService(store, clock, randomIds, { ...DEFAULT_JOB_SETTINGS, pollIntervalMs: 50, concurrency: 2 }, id);
+      s.register(
+        't.every',
+        async ({ now }) => {
+          runs.push({ node: id, at: now().getTime() });
+          await new Promise((r) => setImmediate(r));
+        },
+        { everySeconds: 60 },
+      );
+      return s;
+    };
+    const a = make(first, 'node-a');
+    const b = make(second, 'node-b');
+    const waiting = async () => (await first.jobs.list({ kind: 't.every', statuses: ['pending', 'running'], limit: 10 })).map((r) => r.status);
+    /** Moves the clock 1 ms at a time while waiting: a loop that went to sleep just after a move still wakes (at most ~2 s of clock time). */
+    const nudgeUntil = async (cond: () => boolean | Promise<boolean>, what: string) => {
+      const deadline = Date.now() + 10_000;
+      while (!(await cond())) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        clock.advance(1);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    a.start();
+    b.start();
+    try {
+      for (let period = 0; period < PERIODS; period++) {
+        // Each period: the next occurrence waits, the clock reaches it, both loops wake and claim, one runs it.
+        if (period > 0) clock.advance(60_000);
+        await nudgeUntil(() => runs.length === period + 1, `period ${period} to run`);
+        await nudgeUntil(async () => (await waiting()).join() === 'pending', `period ${period} to end and schedule the next`);
+      }
+      // Both loops keep polling within the period (the clock moves, the next occurrence is not due): nothing more runs.
+      for (let i = 0; i < 5; i++) {
+        clock.advance(5_000);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+    expect(runs).toHaveLength(PERIODS);
+    // A period apart (plus the nudges): never two runs in one period.
+    for (let i = 1; i < PERIODS; i++) expect(runs[i].at - runs[i - 1].at).toBeGreaterThanOrEqual(60_000);
+    for (let i = 1; i < PERIODS; i++) expect(runs[i].at - runs[i - 1].at).toBeLessThan(65_000);
+    const rows = await first.jobs.list({ kind: 't.every', limit: 100 });
+    expect(rows.filter((r) => r.status === 'done').map((r) => r.attempts)).toEqual(Array(PERIODS).fill(1));
+    expect(rows.filter((r) => r.status !== 'done').map((r) => r.status)).toEqual(['pending']);
   });
 
   it('the same keyed job enqueued by both nodes at once is one job', async () => {

@@ -14,7 +14,7 @@ import { applyChanges } from '../cluster/apply-changes.js';
 import { InProcessChangeFeed } from '../cluster/change-feed.js';
 import { DuckDbTelemetry } from '../storage/telemetry/duckdb/engine.js';
 import type { TelemetryDb } from '../storage/telemetry/duckdb/open.js';
-import { testTelemetryKind, withClickHousePorts, type TelemetryKind } from './clickhouse.js';
+import { openTestClickHouse, testTelemetryKind, type TelemetryKind } from './clickhouse.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -60,8 +60,7 @@ export async function testApp(
   // Each test app keys its API-key hashes with its own secret (main.ts reads SVC_KEY_HASH_SECRET or the data dir's file).
   const config = loadConfig({ SVC_LOG_LEVEL: 'silent', SVC_KEY_HASH_SECRET: randomBytes(32).toString('base64'), ...opts.env });
   const control = await openTestControl(opts.dialect ?? 'sqlite');
-  const duck = await DuckDbTelemetry.open({ memory: true });
-  const telemetry = (opts.telemetry ?? testTelemetryKind()) === 'clickhouse' ? await withClickHousePorts(duck) : duck;
+  const telemetry = (opts.telemetry ?? testTelemetryKind()) === 'clickhouse' ? await openTestClickHouse() : await DuckDbTelemetry.open({ memory: true });
   const ctx = buildContext({ config, control: control.store, telemetry, clock: opts.clock, chainSource: opts.chainSource, signer: opts.signer });
   const init = await bootstrap(control.store, ctx.audit, ctx.clock, ctx.ids, {}, ctx.keyHash);
   const app = await buildApp(ctx, { logger: false });
@@ -74,7 +73,10 @@ export async function testApp(
     app,
     ctx,
     db: control.db,
-    duck: duck.db,
+    get duck(): TelemetryDb {
+      if (!(telemetry instanceof DuckDbTelemetry)) throw new Error('this test reads the embedded store (DuckDB) directly: it runs on the DuckDB engine only');
+      return telemetry.db;
+    },
     ownerKey,
     orgId: init.orgId,
     projectId: init.projectId,

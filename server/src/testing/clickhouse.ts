@@ -1,18 +1,16 @@
 /**
  * Test-only: the ClickHouse side of the telemetry tests. `openTestChDb` makes a database of its own on the
  * run's ClickHouse endpoint (test/global-setup.ts: SVC_TEST_CLICKHOUSE_URL, else one clickhouse:local) and
- * drops it at the end.
- *
- * While the ClickHouse engine is being built port by port, `CLICKHOUSE_PORTS` lists the ports that exist:
- * a test app opened with `SVC_TEST_TELEMETRY=clickhouse` (or `testApp({ telemetry: 'clickhouse' })`) takes
- * those ports from ClickHouse and the others from an in-memory DuckDB, so each port's domain tests run on
- * both engines as soon as the port exists. When every port is listed, the engine is ClickHouseTelemetry.
+ * drops it at the end; a test app opened with `SVC_TEST_TELEMETRY=clickhouse` (or `testApp({ telemetry:
+ * 'clickhouse' })`) runs on a ClickHouseTelemetry over it.
  */
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { clickhouseSettings } from '../config.js';
 import { openChTelemetryDb, type ChTelemetryDb } from '../storage/telemetry/clickhouse/db.js';
+import { ClickHouseTelemetry } from '../storage/telemetry/clickhouse/engine.js';
 import type { TelemetryEngine } from '../storage/telemetry/engine.js';
+import type { TelemetryDb } from '../storage/telemetry/duckdb/open.js';
 
 export type TelemetryKind = 'duckdb' | 'clickhouse';
 
@@ -43,37 +41,25 @@ export async function openTestChDb(): Promise<TestChDb> {
   };
 }
 
-type PortName = Exclude<keyof TelemetryEngine, 'kind' | 'deleteProject' | 'ping' | 'close'>;
-
-/** The ClickHouse ports built so far, each from the test's ClickHouse store. */
-export const CLICKHOUSE_PORTS: Partial<{ [K in PortName]: (db: ChTelemetryDb) => TelemetryEngine[K] }> = {};
-
-/** Writers among the ports: stopped before the store closes. */
-const WRITERS = ['metricsWriter', 'spansWriter', 'logsWriter'] as const;
-
-/**
- * `base` (an in-memory DuckDB engine) with every port that exists on ClickHouse taken from ClickHouse.
- * Project deletion and ping reach both stores.
- */
-export async function withClickHousePorts(base: TelemetryEngine): Promise<TelemetryEngine & { ch: TestChDb }> {
+/** The ClickHouse engine on a database of its own, dropped when the engine closes. */
+export async function openTestClickHouse(): Promise<ClickHouseTelemetry> {
   const ch = await openTestChDb();
-  const engine = Object.create(base) as TelemetryEngine & { ch: TestChDb };
-  const replaced = new Set<string>();
-  for (const [name, make] of Object.entries(CLICKHOUSE_PORTS)) {
-    Object.defineProperty(engine, name, { value: (make as (db: ChTelemetryDb) => unknown)(ch), enumerable: true });
-    replaced.add(name);
-  }
-  Object.defineProperty(engine, 'kind', { value: 'clickhouse' });
-  Object.defineProperty(engine, 'ch', { value: ch });
-  let closing: Promise<void> | undefined;
-  Object.defineProperty(engine, 'close', {
-    value: () =>
-      (closing ??= (async () => {
-        await Promise.all(WRITERS.filter((w) => replaced.has(w)).map((w) => engine[w].stop()));
-        await base.close();
-        await ch.drop();
-      })()),
-  });
-  Object.defineProperty(engine, 'ping', { value: async () => void (await Promise.all([base.ping(), ch.client.ping()])) });
+  // The engine's close stops its writers; the client stays open until the database is dropped.
+  const engine = new ClickHouseTelemetry({ ...ch, close: async () => undefined });
+  const close = engine.close.bind(engine);
+  engine.close = async () => {
+    await close();
+    await ch.drop();
+  };
   return engine;
+}
+
+/** The ClickHouse store of a test app's engine when it is on ClickHouse, else undefined (fixtures and checks of rows at rest use it). */
+export function chOf(engine: TelemetryEngine): TestChDb | undefined {
+  return engine.kind === 'clickhouse' ? (engine as TelemetryEngine & { ch: TestChDb }).ch : undefined;
+}
+
+/** The embedded store of a test app's engine when it is on DuckDB, else undefined. */
+export function duckOf(engine: TelemetryEngine): TelemetryDb | undefined {
+  return engine.kind === 'duckdb' ? (engine as TelemetryEngine & { db: TelemetryDb }).db : undefined;
 }

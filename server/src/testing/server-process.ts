@@ -3,6 +3,7 @@
  * runs (`server/dist/main.js`, built once per test run by test/global-setup.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -39,9 +40,10 @@ export interface ServerProcess {
 export async function startServer(env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
   if (!fs.existsSync(path.join(REPO_ROOT, SERVER_MAIN))) throw new Error(`${SERVER_MAIN} is not built: run node server/scripts/build.mjs`);
   const port = await freePort();
+  const scaledOut = process.env.SVC_TEST_TELEMETRY === 'clickhouse' && env.SVC_DATA_DIR ? await scaleOutEnv(env.SVC_DATA_DIR) : {};
   const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_LOG_LEVEL: 'warn', ...env, SVC_HOST: '127.0.0.1', SVC_PORT: String(port) },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_LOG_LEVEL: 'warn', ...scaledOut, ...env, SVC_HOST: '127.0.0.1', SVC_PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
@@ -69,11 +71,54 @@ export async function startServer(env: Record<string, string>, nodeArgs: string[
   return { child, base, stderr: () => err, stdout: () => out, exited };
 }
 
+/** The name of a data dir's PostgreSQL schema and ClickHouse database when the end-to-end run is scaled out. */
+const scaleOutName = (dataDir: string) => `e2e_${createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 16)}`;
+
+/**
+ * The end-to-end run on PostgreSQL + ClickHouse (SVC_TEST_TELEMETRY=clickhouse): a server started on a data
+ * dir keeps its control data in a PostgreSQL schema and its telemetry in a ClickHouse database of that data
+ * dir's own (the same on a restart), on the test run's endpoints.
+ */
+async function scaleOutEnv(dataDir: string): Promise<Record<string, string>> {
+  const { inject } = await import('vitest');
+  const url = inject('clickhouseUrl');
+  if (!url) throw new Error(`no ClickHouse endpoint for the end-to-end tests: ${inject('clickhouseProblem') || 'unknown reason'}`);
+  const name = scaleOutName(dataDir);
+  const pgUrl = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+  const pg = (await import('pg')).default;
+  const c = new pg.Client({ connectionString: pgUrl });
+  await c.connect();
+  try {
+    await c.query(`CREATE SCHEMA IF NOT EXISTS ${name}`);
+  } finally {
+    await c.end();
+  }
+  const sep = pgUrl.includes('?') ? '&' : '?';
+  return { DATABASE_URL: `${pgUrl}${sep}options=${encodeURIComponent(`-c search_path=${name}`)}`, SVC_CLICKHOUSE_URL: url, SVC_CLICKHOUSE_DATABASE: name };
+}
+
+/** Drops what scaleOutEnv made for a data dir (nothing when the run is embedded). */
+async function dropScaleOut(dataDir: string): Promise<void> {
+  if (process.env.SVC_TEST_TELEMETRY !== 'clickhouse') return;
+  const name = scaleOutName(dataDir);
+  const pg = (await import('pg')).default;
+  const c = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres' });
+  await c.connect();
+  try {
+    await c.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
+  } finally {
+    await c.end();
+  }
+  const { inject } = await import('vitest');
+  await fetch(`${inject('clickhouseUrl')}/?query=${encodeURIComponent(`DROP DATABASE IF EXISTS ${name}`)}`, { method: 'POST' }).catch(() => undefined);
+}
+
 /** The end of an end-to-end file: the server stopped gracefully (if it started) and its data dir removed. */
 export async function stopServer(server: ServerProcess | undefined, dataDir: string): Promise<void> {
   if (server) {
     server.child.kill('SIGTERM');
     await server.exited;
   }
+  await dropScaleOut(dataDir);
   fs.rmSync(dataDir, { recursive: true, force: true });
 }

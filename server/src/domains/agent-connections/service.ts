@@ -82,7 +82,9 @@ export class AgentConnectionService {
     // An agent that revokes its own refresh token at /oauth/token/revocation ends its approval too.
     oauth.onGrantRevoked(async (grantId) => {
       const a = await this.store.agentApprovals.findByGrantId(grantId);
-      if (a) await this.store.agentApprovals.markRevoked(a.id, this.clock.now().toISOString());
+      if (!a) return;
+      await this.store.agentApprovals.markRevoked(a.id, this.clock.now().toISOString());
+      await this.store.changes.publish({ topic: 'agent_connection.revoked', connectionId: a.id });
     });
   }
 
@@ -213,7 +215,10 @@ export class AgentConnectionService {
     const at = this.clock.now().toISOString();
     return this.store.transaction(async (tx) => {
       const revoked = await tx.agentApprovals.revokeByProject(projectId, at);
-      for (const a of revoked) await this.oauth.destroyGrant(tx, a.grantId);
+      for (const a of revoked) {
+        await this.oauth.destroyGrant(tx, a.grantId);
+        await tx.changes.publish({ topic: 'agent_connection.revoked', connectionId: a.id });
+      }
       if (revoked.length > 0)
         await this.audit.record(tx, 'system', orgId, {
           projectId,
@@ -233,13 +238,17 @@ export class AgentConnectionService {
   /** A removed member's approvals in that organization end with the membership (in its transaction). */
   async revokeForMember(tx: ControlStores, orgId: string, userId: string, at: string): Promise<number> {
     const revoked = await tx.agentApprovals.revokeForMember(orgId, userId, at);
-    for (const a of revoked) await this.oauth.destroyGrant(tx, a.grantId);
+    for (const a of revoked) {
+      await this.oauth.destroyGrant(tx, a.grantId);
+      await tx.changes.publish({ topic: 'agent_connection.revoked', connectionId: a.id });
+    }
     return revoked.length;
   }
 
   private async end(tx: ControlStores, a: AgentApprovalRecord, at: string): Promise<void> {
     await tx.agentApprovals.markRevoked(a.id, at);
     await this.oauth.destroyGrant(tx, a.grantId);
+    await tx.changes.publish({ topic: 'agent_connection.revoked', connectionId: a.id });
   }
 }
 

@@ -77,7 +77,9 @@ async function pricedProject() {
 }
 
 async function sightingCount(projectId: string): Promise<number> {
-  return t.duck.read(async (c) => Number((await c.runAndReadAll('SELECT sum(sighting_count) FROM agent_sightings WHERE project_id = $p', { p: projectId })).getRows()[0][0]));
+  const store = t.ctx.telemetry.agentRuns;
+  const keys = await store.identityKeys(projectId, { limit: 100 });
+  return (await store.sightings(projectId, keys)).reduce((n, s) => n + s.sightingCount, 0);
 }
 
 it('the same batch exported twice reads exactly like one export: run, counts, cost, graph, session, turn, events', async () => {

@@ -3,7 +3,7 @@
  * "Pagination of agent evidence"; docs/agent-model.md "Step-level agent events").
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { insertEvents, insertSpans, spanId, traceId, us, type EventFixture } from '../../storage/telemetry/duckdb/agent-fixtures.js';
+import { insertEvents, insertSpans, spanId, traceId, us, type EventFixture } from '../../testing/agent-fixtures.js';
 import { projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 
 let t: TestApp;
@@ -24,7 +24,7 @@ const [ROOT1, CHAT1, TOOL1, ROOT2, TOOL2, PLAIN] = [1, 2, 3, 4, 5, 6].map(spanId
 
 /** Two runs of two agents in two sessions, and a trace that is not a run. */
 async function fixture(projectId: string) {
-  await insertSpans(t.duck, projectId, [
+  await insertSpans(t, projectId, [
     { traceId: R1, spanId: ROOT1, op: 'invoke_agent', agentName: 'a', serviceName: 'svc', sessionKey: 's1', turnId: 't1', startUs: at(0), endUs: at(9) },
     { traceId: R1, spanId: CHAT1, parentSpanId: ROOT1, op: 'chat', startUs: at(1), endUs: at(5), contextEvents: 3 },
     { traceId: R1, spanId: TOOL1, parentSpanId: ROOT1, op: 'execute_tool', toolName: 'search', startUs: at(6), endUs: at(7) },
@@ -82,7 +82,7 @@ async function fixture(projectId: string) {
     },
     { traceId: NOT_A_RUN, spanId: PLAIN, index: 0, tsUs: at(7), name: 'tool.call' },
   ];
-  await insertEvents(t.duck, projectId, events);
+  await insertEvents(t, projectId, events);
 }
 
 let p: { projectId: string; key: string; get(q: string): ReturnType<TestApp['call']>; ids(q: string): Promise<string[]> };
@@ -255,7 +255,7 @@ describe('agent events: pagination ("Pagination of agent evidence")', () => {
 
   it('rule 2: "Two or more cursor parameters (identical values, two empty values, or empty plus non-empty) return 400 ... the evidence query does not run"', async () => {
     const c = (await p.get(`run_id=${R1}&limit=2`)).json().next_cursor;
-    const read = vi.spyOn(t.duck, 'read');
+    const read = vi.spyOn(t.ctx.telemetry.agentRuns, 'events');
     try {
       for (const q of [`cursor=${c}&cursor=${c}`, 'cursor=&cursor=', `cursor=&cursor=${c}`]) {
         const res = await p.get(`run_id=${R1}&${q}`);
@@ -284,9 +284,9 @@ describe('agent events: pagination ("Pagination of agent evidence")', () => {
     }
     expect((await p.get(`run_id=${R1}&limit=500`)).statusCode).toBe(200);
     const many = await projectWithKey(t, ['agents:read']);
-    await insertSpans(t.duck, many.projectId, [{ traceId: R1, spanId: ROOT1, op: 'invoke_agent', agentName: 'a', startUs: at(0) }]);
+    await insertSpans(t, many.projectId, [{ traceId: R1, spanId: ROOT1, op: 'invoke_agent', agentName: 'a', startUs: at(0) }]);
     await insertEvents(
-      t.duck,
+      t,
       many.projectId,
       Array.from({ length: 101 }, (_, i) => ({ traceId: R1, spanId: ROOT1, index: i, tsUs: at(1, i), name: 'agent.step' })),
     );

@@ -1,6 +1,6 @@
 /** Agent identities: the attribution read (spec 2 "Attribution entry"; docs/agent-model.md "Agent identity"). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertSightings, us } from '../../storage/telemetry/duckdb/agent-fixtures.js';
+import { insertSightings, us } from '../../testing/agent-fixtures.js';
 import { projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 
 let t: TestApp;
@@ -18,7 +18,7 @@ async function project(scopes = ['agents:read']) {
 const D = (day: number) => us(`2026-03-0${day}T00:00:00.000Z`);
 
 async function seed(projectId: string) {
-  await insertSightings(t.duck, projectId, [
+  await insertSightings(t, projectId, [
     { observationKey: 'svc/bot', source: 'api_key', apiKeyId: 'key-2', firstSeenUs: D(3), lastSeenUs: D(4), sightingCount: 2 },
     { observationKey: 'svc/bot', source: 'api_key', apiKeyId: 'key-1', firstSeenUs: D(1), lastSeenUs: D(2), sightingCount: 5 },
     { observationKey: 'svc/bot', source: 'bearer_token', firstSeenUs: D(2), lastSeenUs: D(5), sightingCount: 1 },

@@ -4,8 +4,7 @@
  * Rows are written directly (agent-fixtures.ts); each test has its own project.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertEvents, insertManySteps, insertSpans, spanId, traceId, us, type SpanFixture } from '../../storage/telemetry/duckdb/agent-fixtures.js';
-import { DuckDbAgentRunsQuery } from '../../storage/telemetry/duckdb/agent-runs-query.js';
+import { insertEvents, insertManySteps, insertSpans, spanId, traceId, us, type SpanFixture } from '../../testing/agent-fixtures.js';
 import { projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 import type { ModelPrice, ModelPrices } from './pricing-port.js';
 import { AgentRunsService } from './service.js';
@@ -19,7 +18,7 @@ const fakePrices: ModelPrices = {
 
 beforeAll(async () => {
   t = await testApp();
-  t.ctx.agentRuns = new AgentRunsService(new DuckDbAgentRunsQuery(t.duck), fakePrices);
+  t.ctx.agentRuns = new AgentRunsService(t.ctx.telemetry.agentRuns, fakePrices);
   prices.set('openai|gpt-x', { inputNanosPerToken: 2, outputNanosPerToken: 10 });
 });
 afterAll(async () => t.close());
@@ -30,7 +29,7 @@ const at = (sec: number, extraUs = 0) => BASE + sec * 1_000_000 + extraUs;
 async function project(scopes = ['agents:read']) {
   const p = await projectWithKey(t, scopes);
   const get = (url: string) => t.call({ method: 'GET', url: `/api/v1${url}`, key: p.key });
-  const spans = (s: SpanFixture[]) => insertSpans(t.duck, p.projectId, s);
+  const spans = (s: SpanFixture[]) => insertSpans(t, p.projectId, s);
   return { ...p, get, spans };
 }
 
@@ -153,7 +152,7 @@ describe('runs: the fixture run', () => {
   beforeAll(async () => {
     p = await project();
     await p.spans(fixtureRun);
-    await insertEvents(t.duck, p.projectId, [
+    await insertEvents(t, p.projectId, [
       { traceId: T1, spanId: CHAT, index: 0, tsUs: at(1, 100), name: 'context.assembly', contextKind: 'assembly', contextDetail: { budget_tokens: 100, sources: [{ id: 'doc-1' }] }, contextSourceIds: ['doc-1'] },
     ]);
   });
@@ -736,7 +735,7 @@ describe('runs: errors and access', () => {
   it('"evidence and step-tree ceilings" (429): a run with more than 10,000 steps is refused, never silently truncated', async () => {
     const p = await project();
     await p.spans(run(1, {}));
-    await insertManySteps(t.duck, p.projectId, traceId(1), spanId(100), 10_000, at(1, 10));
+    await insertManySteps(t, p.projectId, traceId(1), spanId(100), 10_000, at(1, 10));
     const res = await p.get(`/agent-runs/${traceId(1)}/graph`);
     expect(res.statusCode).toBe(429);
     expect(res.json()).toMatchObject({ error: 'result_too_large', details: { limit: 10000, steps: 10001 } });
@@ -748,7 +747,7 @@ describe('runs: errors and access', () => {
   it('exactly 10,000 steps still answers', async () => {
     const p = await project();
     await p.spans(run(1, {}));
-    await insertManySteps(t.duck, p.projectId, traceId(1), spanId(100), 9_999, at(1, 10));
+    await insertManySteps(t, p.projectId, traceId(1), spanId(100), 9_999, at(1, 10));
     const res = await p.get(`/agent-runs/${traceId(1)}/graph`);
     expect(res.statusCode).toBe(200);
     expect(res.json().steps).toHaveLength(10_000);

@@ -3,8 +3,7 @@
  * "Pagination of agent evidence" lists `/agent-sessions`, `/agent-turns`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertSpans, spanId, traceId, us, type SpanFixture } from '../../storage/telemetry/duckdb/agent-fixtures.js';
-import { DuckDbAgentRunsQuery } from '../../storage/telemetry/duckdb/agent-runs-query.js';
+import { insertSpans, spanId, traceId, us, type SpanFixture } from '../../testing/agent-fixtures.js';
 import { projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 import type { ModelPrices } from './pricing-port.js';
 import { AgentRunsService } from './service.js';
@@ -15,7 +14,7 @@ const fakePrices: ModelPrices = {
 };
 beforeAll(async () => {
   t = await testApp();
-  t.ctx.agentRuns = new AgentRunsService(new DuckDbAgentRunsQuery(t.duck), fakePrices);
+  t.ctx.agentRuns = new AgentRunsService(t.ctx.telemetry.agentRuns, fakePrices);
 });
 afterAll(async () => t.close());
 
@@ -25,7 +24,7 @@ const at = (sec: number, extraUs = 0) => BASE + sec * 1_000_000 + extraUs;
 async function project(scopes = ['agents:read']) {
   const p = await projectWithKey(t, scopes);
   const get = (url: string) => t.call({ method: 'GET', url: `/api/v1${url}`, key: p.key });
-  const spans = (s: SpanFixture[]) => insertSpans(t.duck, p.projectId, s);
+  const spans = (s: SpanFixture[]) => insertSpans(t, p.projectId, s);
   return { ...p, get, spans };
 }
 

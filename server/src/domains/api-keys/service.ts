@@ -194,6 +194,8 @@ export class ApiKeyService {
     const next = { ...k, name: nameChanges ? name! : k.name, scopes: scopesChange ? input.scopes! : k.scopes };
     await this.store.transaction(async (tx) => {
       await tx.apiKeys.update(k.id, { name: next.name, scopes: next.scopes });
+      // Streams admitted with the key re-check it at once, on every node (docs/several-nodes.md).
+      if (scopesChange) await tx.changes.publish({ topic: 'api_key.changed', keyId: k.id });
       await this.audit.record(tx, caller, caller.orgId, {
         projectId: k.projectId,
         eventType: 'api_key_updated',
@@ -217,6 +219,7 @@ export class ApiKeyService {
     await this.store.transaction(async (tx) => {
       await refuseLockout(tx, k, now);
       await tx.apiKeys.update(k.id, { status: 'revoked', revokedAt: next.revokedAt });
+      await tx.changes.publish({ topic: 'api_key.changed', keyId: k.id });
       await this.audit.record(tx, caller, caller.orgId, revokedEntry(k, 'api'));
     });
     return keyView(next, now);
@@ -228,8 +231,10 @@ export class ApiKeyService {
    */
   async revokeForMember(tx: ControlStores, orgId: string, userId: string, at: string): Promise<number> {
     const revoked = await tx.apiKeys.revokeForUser(orgId, userId, at);
-    for (const k of revoked)
+    for (const k of revoked) {
+      await tx.changes.publish({ topic: 'api_key.changed', keyId: k.id });
       await this.audit.record(tx, 'system', orgId, revokedEntry(k, 'member_removed'));
+    }
     return revoked.length;
   }
 }

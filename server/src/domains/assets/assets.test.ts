@@ -1,6 +1,6 @@
 /** The agent inventory through HTTP (spec 2 "Asset", endpoint table "Assets and review signals", Authentication, Errors, Limits). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertSightings, us } from '../../storage/telemetry/duckdb/agent-fixtures.js';
+import { insertSightings, us } from '../../testing/agent-fixtures.js';
 import { projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 import { secondOrganization } from '../../testing/people.js';
 
@@ -104,7 +104,7 @@ describe('assets: declare, get, list', () => {
     await p.declare({ name: 'unassessed' });
     await p.call('POST', `/assets/${low.id}/reviews`, REVIEW);
     await p.call('POST', `/assets/${high.id}/reviews`, { ...REVIEW, risk_tier: 'RISK_TIER_HIGH' });
-    await insertSightings(t.duck, p.projectId, [{ observationKey: 'ghost', source: 'bearer_token', firstSeenUs: us('2026-03-01T00:00:00Z'), lastSeenUs: us('2026-03-01T00:00:00Z'), sightingCount: 1 }]);
+    await insertSightings(t, p.projectId, [{ observationKey: 'ghost', source: 'bearer_token', firstSeenUs: us('2026-03-01T00:00:00Z'), lastSeenUs: us('2026-03-01T00:00:00Z'), sightingCount: 1 }]);
     await t.ctx.assets.discoverAssets(p.projectId);
     const names = async (q: string) => (await p.call('GET', `/assets?${q}`)).json().assets.map((a: { name: string }) => a.name);
     expect(await names('shadow=true')).toEqual(['ghost']);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { postTraces, span, traceId, traceRequest } from '../../ingest/otlp/traces-fixtures.js';
 import { DuckDbAgentRunsQuery } from '../../storage/telemetry/duckdb/agent-runs-query.js';
-import { insertSightings, us } from '../../storage/telemetry/duckdb/agent-fixtures.js';
+import { insertSightings, us } from '../../testing/agent-fixtures.js';
 import { openTelemetryDb } from '../../storage/telemetry/duckdb/open.js';
 import { SpansWriter } from '../../storage/telemetry/duckdb/spans-writer.js';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../testing/app.js';
@@ -118,7 +118,7 @@ describe('asset environment: where it was seen', () => {
   it('sightings recorded without environments (a data file from before they were recorded) leave it absent, never made up', async () => {
     const p = await project();
     const at = us('2026-03-01T00:00:00Z');
-    await insertSightings(t.duck, p.projectId, [{ observationKey: 'old-bot', source: 'api_key', apiKeyId: 'k', firstSeenUs: at, lastSeenUs: at, sightingCount: 3 }]);
+    await insertSightings(t, p.projectId, [{ observationKey: 'old-bot', source: 'api_key', apiKeyId: 'k', firstSeenUs: at, lastSeenUs: at, sightingCount: 3 }]);
     await t.ctx.assets.discoverAssets(p.projectId);
     expect(seen(await p.assetOf('old-bot'))).toEqual({ environment: null, environments: [], environments_truncated: false });
   });
@@ -138,7 +138,7 @@ describe('asset environment: where it was seen', () => {
   it('an unreadable telemetry store leaves environment and environments null (unknown, not an empty list); the asset still answers', async () => {
     const p = await project();
     const a = (await p.call('POST', '/assets', { name: 'x', observation_keys: ['bot'] })).json();
-    const spy = vi.spyOn(DuckDbAgentRunsQuery.prototype, 'sightingEnvironments').mockRejectedValue(new Error('telemetry down'));
+    const spy = vi.spyOn(t.ctx.telemetry.agentRuns, 'sightingEnvironments').mockRejectedValue(new Error('telemetry down'));
     try {
       const res = await p.call('GET', `/assets/${a.id}`);
       expect(res.statusCode).toBe(200);

@@ -1,7 +1,7 @@
 /** The asset writes that race, and where an asset was seen, through HTTP on PostgreSQL (the SQLite runs are in assets.test.ts and environment.test.ts). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postTraces, span, traceId, traceRequest } from '../../ingest/otlp/traces-fixtures.js';
-import { insertSightings, us } from '../../storage/telemetry/duckdb/agent-fixtures.js';
+import { insertSightings, us } from '../../testing/agent-fixtures.js';
 import { projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 
 let t: TestApp;
@@ -33,7 +33,7 @@ describe('assets on PostgreSQL', () => {
   it('concurrent declarations adopting one shadow asset: one 200, the rest 409, one asset', async () => {
     const p = await projectWithKey(t, ['agents:read', 'agents:write']);
     const at = us('2026-03-01T00:00:00Z');
-    await insertSightings(t.duck, p.projectId, [{ observationKey: 'ghost', source: 'api_key', apiKeyId: 'k', firstSeenUs: at, lastSeenUs: at, sightingCount: 1 }]);
+    await insertSightings(t, p.projectId, [{ observationKey: 'ghost', source: 'api_key', apiKeyId: 'k', firstSeenUs: at, lastSeenUs: at, sightingCount: 1 }]);
     await t.ctx.assets.discoverAssets(p.projectId);
     const results = await Promise.all(
       Array.from({ length: 5 }, (_, i) => t.call({ method: 'POST', url: '/api/v1/assets', key: p.key, payload: { name: `n${i}`, observation_keys: ['ghost', `extra-${i}`] } })),

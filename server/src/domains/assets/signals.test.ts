@@ -3,8 +3,7 @@
  * notification outbox and the attribution reads ("Attribution entry").
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DuckDbAgentRunsQuery } from '../../storage/telemetry/duckdb/agent-runs-query.js';
-import { insertSightings, us } from '../../storage/telemetry/duckdb/agent-fixtures.js';
+import { insertSightings, us } from '../../testing/agent-fixtures.js';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 import { DEFAULT_REVIEW_WINDOW_DAYS, SEVERITY_OF } from './signals.js';
 import { SIGNAL_KINDS } from './store.js';
@@ -28,7 +27,7 @@ async function project() {
   };
   const outbox = async () => (await call('GET', '/notification-outbox')).json().notifications as Record<string, string>[];
   const sight = (observationKey: string, lastSeen = '2026-03-09T00:00:00Z', apiKeyId = 'key-1') =>
-    insertSightings(t.duck, p.projectId, [
+    insertSightings(t, p.projectId, [
       { observationKey, source: 'api_key', apiKeyId, firstSeenUs: us('2026-03-01T00:00:00Z'), lastSeenUs: us(lastSeen), sightingCount: 2 },
     ]);
   return { ...p, call, signals, outbox, sight };
@@ -398,7 +397,7 @@ describe('attribution', () => {
   it('GET /assets/attribution: each observation key "maps to its current asset" with credentials[] (source, api_key_id, first/last seen, sighting count)', async () => {
     const p = await project();
     const a = (await p.call('POST', '/assets', { name: 'x', observation_keys: ['bot'] })).json();
-    await insertSightings(t.duck, p.projectId, [
+    await insertSightings(t, p.projectId, [
       { observationKey: 'bot', source: 'api_key', apiKeyId: 'key-1', firstSeenUs: us('2026-03-01T00:00:00Z'), lastSeenUs: us('2026-03-02T00:00:00Z'), sightingCount: 5 },
       { observationKey: 'bot', source: 'bearer_token', firstSeenUs: us('2026-03-02T00:00:00Z'), lastSeenUs: us('2026-03-03T00:00:00Z'), sightingCount: 1 },
     ]);
@@ -429,7 +428,7 @@ describe('attribution', () => {
   it('"availability separates an unanswerable lookup from an answered empty match": an unreadable telemetry store is unavailable, never an empty list', async () => {
     const p = await project();
     const a = (await p.call('POST', '/assets', { name: 'x', observation_keys: ['bot'] })).json();
-    const spy = vi.spyOn(DuckDbAgentRunsQuery.prototype, 'sightings').mockRejectedValue(new Error('telemetry down'));
+    const spy = vi.spyOn(t.ctx.telemetry.agentRuns, 'sightings').mockRejectedValue(new Error('telemetry down'));
     try {
       const res = await p.call('GET', '/assets/attribution?observation_key=bot');
       expect(res.statusCode).toBe(200);

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 import { allowAllContent } from '../../testing/content-policy.js';
-import { insertSpans, newTraceId } from '../../storage/telemetry/duckdb/trace-log-fixtures.js';
+import { insertSpans, newTraceId } from '../../testing/trace-fixtures.js';
 
 let t: TestApp;
 const clock = fixedClock('2026-03-10T12:00:00.000Z');
@@ -42,7 +42,7 @@ describe('POST /projects/{projectId}/content-erasures (on-demand subject erasure
     const { projectId, key } = await project();
     const mine = newTraceId();
     const other = newTraceId();
-    await insertSpans(t.duck, [
+    await insertSpans(t.ctx.telemetry, [
       { projectId, traceId: mine, start: '2026-03-10T11:00:00Z', attributes: transcript },
       { projectId, traceId: other, start: '2026-03-10T11:00:00Z', attributes: transcript },
     ]);
@@ -81,7 +81,7 @@ describe('POST /projects/{projectId}/content-erasures (on-demand subject erasure
   it('content_classes narrows the erasure to those classes', async () => {
     const { projectId, key } = await project();
     const tr = newTraceId();
-    await insertSpans(t.duck, [{ projectId, traceId: tr, start: '2026-03-10T11:00:00Z', attributes: transcript }]);
+    await insertSpans(t.ctx.telemetry, [{ projectId, traceId: tr, start: '2026-03-10T11:00:00Z', attributes: transcript }]);
     const r = await erase(projectId, { subject_kind: 'trace_id', subject_id: tr, content_classes: ['tool_arguments'], reason: 'r' }, key);
     expect(r.json()).toMatchObject({ content_classes: ['tool_arguments'], counts: { attributes: 1 } });
     expect(await spanAttrs(projectId, tr, key)).toEqual([{ 'gen_ai.input.messages': transcript['gen_ai.input.messages'], 'gen_ai.request.model': 'm' }]);
@@ -106,7 +106,7 @@ describe('POST /projects/{projectId}/content-erasures (on-demand subject erasure
     const mine = await project();
     const theirs = await project();
     const tr = newTraceId();
-    await insertSpans(t.duck, [{ projectId: theirs.projectId, traceId: tr, start: '2026-03-10T11:00:00Z', attributes: transcript }]);
+    await insertSpans(t.ctx.telemetry, [{ projectId: theirs.projectId, traceId: tr, start: '2026-03-10T11:00:00Z', attributes: transcript }]);
     const r = await erase(theirs.projectId, { subject_kind: 'trace_id', subject_id: tr, reason: 'r' }, mine.key);
     expect(r.statusCode).toBe(404);
     expect(r.json().error).toBe('not_found');
@@ -165,7 +165,7 @@ describe('scheduled retention erasure (job content.retention_erasure)', () => {
     expect(put.statusCode).toBe(200);
     const old = newTraceId();
     const fresh = newTraceId();
-    await insertSpans(t.duck, [
+    await insertSpans(t.ctx.telemetry, [
       { projectId, traceId: old, start: '2026-03-07T12:00:00Z', attributes: transcript },
       { projectId, traceId: fresh, start: '2026-03-09T13:00:00Z', attributes: transcript },
     ]);
@@ -186,7 +186,7 @@ describe('scheduled retention erasure (job content.retention_erasure)', () => {
     const { projectId, key } = await project();
     await t.call({ method: 'PUT', url: `/api/v1/projects/${projectId}/content-policy/retention`, key, payload: { windows: [{ content_class: 'tool_arguments', retention_days: 1 }] } });
     const tr = newTraceId();
-    await insertSpans(t.duck, [{ projectId, traceId: tr, start: '2026-03-09T00:00:00Z', attributes: transcript }]);
+    await insertSpans(t.ctx.telemetry, [{ projectId, traceId: tr, start: '2026-03-09T00:00:00Z', attributes: transcript }]);
     clock.advance(2 * 3_600_000);
     await t.ctx.jobs.runDue();
     const listed = (await t.call({ method: 'GET', url: `/api/v1/projects/${projectId}/content-erasures`, key })).json();

@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 import { gridRules, setContentPolicy } from '../../testing/content-policy.js';
+import { logsAtRest } from '../../testing/log-fixtures.js';
 import { sendLogs } from '../../testing/otel-agent-run.js';
 import { CONTENT_EVENTS } from '../content/content-keys.js';
 import { WITHHELD_PATTERN } from '../logs/service.js';
@@ -44,10 +45,8 @@ async function emit(key: string, format: 'protobuf' | 'json' = 'protobuf') {
 
 /** The project's rows at rest, by body class (`plain` for an ordinary body). */
 async function atRest(projectId: string): Promise<Record<string, { body: string | null; attributes: Obj; severity: number | null }>> {
-  const rows = await t.duck.read(async (c) =>
-    (await c.runAndReadAll(`SELECT coalesce(body_class, 'plain'), body, attributes, severity_number FROM logs WHERE project_id = '${projectId}'`)).getRows(),
-  );
-  return Object.fromEntries(rows.map((r) => [r[0] as string, { body: r[1] as string | null, attributes: JSON.parse(r[2] as string), severity: r[3] as number | null }]));
+  const rows = await logsAtRest(t.ctx.telemetry, projectId);
+  return Object.fromEntries(rows.map((r) => [r.bodyClass ?? 'plain', { body: r.body, attributes: JSON.parse(r.attributes), severity: r.severityNumber }]));
 }
 
 const refusals = async (key: string, projectId: string, q: string) =>
@@ -115,9 +114,9 @@ describe('store: a GenAI event body is written as the store cell of its class sa
       logger.emit({ body: 'numeric name', attributes: { 'event.name': 42 } });
       logger.emit({ eventName: 'app.user.login', body: 'another event' });
     });
-    const rows = await t.duck.read(async (c) =>
-      (await c.runAndReadAll(`SELECT body, body_class FROM logs WHERE project_id = '${projectId}' ORDER BY body NULLS FIRST, body_class`)).getRows(),
-    );
+    // By body (none first), then class.
+    const order = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+    const rows = (await logsAtRest(t.ctx.telemetry, projectId)).map((r) => [r.body, r.bodyClass]).sort((a, b) => order(a[0], b[0]) || order(a[1], b[1]));
     expect(rows).toEqual([
       [null, 'model_transcript'],
       [null, 'model_transcript'],
@@ -142,12 +141,10 @@ describe('store: a GenAI event body is written as the store cell of its class sa
       expect(r.statusCode, r.body).toBeLessThan(500);
       if (r.statusCode >= 400) expect(r.json()).toHaveProperty('error');
     }
-    const classified = await t.duck.read(async (c) =>
-      (await c.runAndReadAll(`SELECT count(*) FROM logs WHERE project_id = '${projectId}' AND body_class IS NOT NULL`)).getRows(),
-    );
+    const classified = (await logsAtRest(t.ctx.telemetry, projectId)).filter((r) => r.bodyClass !== null).length;
     // The OTLP JSON reader turns a non-string into its text (as for every string field): the one-element
     // array reads as the name itself and is classified (the stricter side); nothing else is.
-    expect(Number(classified[0][0])).toBe(1);
+    expect(classified).toBe(1);
   });
 });
 

@@ -7,7 +7,9 @@
  *   `deny`, `store` included. A failing read never allows.
  * - Rule 5 (a change applies everywhere within 30 s): each process caches a project's grid for at most
  *   SVC_CONTENT_POLICY_TTL_SECONDS (default and ceiling 30); the process that wrote drops its cached
- *   copy at once, other processes (nodes sharing one PostgreSQL) read the new grid when theirs expires.
+ *   copy at once and announces the change (`onPolicyChanged`), and every other node sharing one PostgreSQL
+ *   drops its copy when it hears it (cluster/apply-changes.ts), within a second. The TTL is the backstop; while
+ *   a node cannot hear changes (`cacheOnlyWhile`), it caches nothing.
  * - One policy lookup per request: ingest and read routes take one `ContentAccess` per request.
  * - The refusal audit is aggregated in memory per (project, minute, class, boundary, decider, decision)
  *   and written every few seconds (and before it is read), never one write per refused value.
@@ -43,6 +45,10 @@ export class ContentPolicyService implements ContentReadPolicy {
   private pending = new Map<string, RefusalCount>();
   private timer: NodeJS.Timeout | undefined;
   private readonly ttlMs: number;
+  /** Moves on every invalidation: a read that began before one does not put what it read in the cache. */
+  private generation = 0;
+  private cacheAllowed: () => boolean = () => true;
+  private readonly changeHooks: ((projectId: string) => Promise<void>)[] = [];
 
   constructor(
     private readonly store: ContentPolicyStore,
@@ -59,8 +65,12 @@ export class ContentPolicyService implements ContentReadPolicy {
   /** The grid in force (cached up to the TTL); null with `no_policy` or `policy_unreadable`. */
   private async gridOf(projectId: string): Promise<{ grid: Grid | null; decider: Decider }> {
     const now = this.clock.now().getTime();
-    const hit = this.cache.get(projectId);
+    const cacheable = this.ttlMs > 0 && this.cacheAllowed();
+    // Not cacheable now (changes of other nodes may be missed): what was kept before is not trusted later either.
+    if (!cacheable && this.cache.size > 0) this.cache.clear();
+    const hit = cacheable ? this.cache.get(projectId) : undefined;
     if (hit && now - hit.at < this.ttlMs && now >= hit.at) return { grid: hit.grid, decider: hit.grid ? 'policy' : 'no_policy' };
+    const generation = this.generation;
     let record: PolicyRecord | undefined;
     try {
       record = await this.store.find(projectId);
@@ -69,13 +79,30 @@ export class ContentPolicyService implements ContentReadPolicy {
       return { grid: null, decider: 'policy_unreadable' };
     }
     if (this.cache.size >= MAX_CACHED) this.cache.clear();
-    if (this.ttlMs > 0) this.cache.set(projectId, { grid: record?.grid ?? null, at: now });
+    if (cacheable && generation === this.generation) this.cache.set(projectId, { grid: record?.grid ?? null, at: now });
     return { grid: record?.grid ?? null, decider: record ? 'policy' : 'no_policy' };
   }
 
-  /** Drops the cached grid of a project (the writing process applies its change at once). */
+  /** Drops the cached grid of a project (the writing process applies its change at once; other nodes when they hear of it). */
   invalidate(projectId: string): void {
     this.cache.delete(projectId);
+    this.generation++;
+  }
+
+  /** Drops every cached grid (changes of other nodes may have been missed). */
+  invalidateAll(): void {
+    this.cache.clear();
+    this.generation++;
+  }
+
+  /** Grids are cached only while `live()` holds: while this node may miss other nodes' changes, every request reads the policy. */
+  cacheOnlyWhile(live: () => boolean): void {
+    this.cacheAllowed = live;
+  }
+
+  /** Called with the project id after each committed policy change (the change feed announces it to the other nodes). */
+  onPolicyChanged(hook: (projectId: string) => Promise<void>): void {
+    this.changeHooks.push(hook);
   }
 
   /**
@@ -131,6 +158,7 @@ export class ContentPolicyService implements ContentReadPolicy {
       expectedVersion: body.expected_version,
     });
     this.invalidate(p.id);
+    if (r.ok) for (const hook of this.changeHooks) await hook(p.id).catch(this.onError);
     if (!r.ok) throw conflict(`expected_version ${body.expected_version} does not match the policy's version ${r.currentVersion}; read it again and resend`);
     return r.record;
   }

@@ -1,7 +1,7 @@
 /** `POST /logs/aggregate`, `GET /logs/fields`, `GET /logs/patterns` over HTTP (spec 1 "Raw observability", "Errors", "Limits"). */
 import { allowAllContent } from '../../testing/content-policy.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertLogs, SEV } from '../../storage/telemetry/duckdb/trace-log-fixtures.js';
+import { insertLogs, SEV } from '../../testing/log-fixtures.js';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 import { logPattern } from './patterns.js';
 
@@ -14,7 +14,7 @@ describe('log aggregate, fields and patterns', () => {
   });
   afterAll(async () => t.close());
 
-  const db = () => t.duck;
+  const db = () => t.ctx.telemetry;
   const fresh = (scopes = ['logs:read']) => projectWithKey(t, scopes);
   const aggregate = (key: string, payload: object, qs = '') => t.call({ method: 'POST', url: `/api/v1/logs/aggregate${qs}`, key, payload });
   const get = (key: string, url: string) => t.call({ method: 'GET', url: `/api/v1${url}`, key });

@@ -1,6 +1,6 @@
 /** `GET /logs`, `GET /logs/{logId}/context`, `DELETE /logs` over HTTP (spec 1 "Raw observability", "General query rules", "Pagination", Authentication 3 and 10; spec 3 `logs query`). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertLogs, newTraceId, SEV } from '../../storage/telemetry/duckdb/trace-log-fixtures.js';
+import { insertLogs, newTraceId, SEV } from '../../testing/log-fixtures.js';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 
 const NOW = '2024-06-01T12:00:00.000Z';
@@ -13,7 +13,7 @@ describe('log search, context and delete', () => {
   });
   afterAll(async () => t.close());
 
-  const db = () => t.duck;
+  const db = () => t.ctx.telemetry;
   const fresh = (scopes = ['logs:read', 'logs:delete']) => projectWithKey(t, scopes);
   const get = (key: string, url: string) => t.call({ method: 'GET', url: `/api/v1${url}`, key });
   const bodies = async (key: string, url: string) => {

@@ -6,7 +6,7 @@
  * a second; the bound checked is a few re-check intervals.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertLogs, SEV } from '../../storage/telemetry/duckdb/trace-log-fixtures.js';
+import { insertLogs, SEV } from '../../testing/log-fixtures.js';
 import { projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 import { addPerson, signIn } from '../../testing/people.js';
 
@@ -107,7 +107,7 @@ describe('live log tail', () => {
   }
   const ingest = (projectId: string, specs: Omit<Parameters<typeof insertLogs>[1][number], 'projectId' | 'at'>[]) =>
     insertLogs(
-      t.duck,
+      t.ctx.telemetry,
       specs.map((s) => ({ projectId, at: Date.now() * 1000, ingestedAt: Date.now() * 1000, ...s })),
     );
 

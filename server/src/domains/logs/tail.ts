@@ -10,8 +10,10 @@
  *   500 records per poll; a faster flow is sent over the next polls, never skipped), re-reading the last
  *   5 seconds of ingest time so records committed late by a concurrent ingest batch are still sent once.
  * - The credential is re-checked every 5 seconds (through `watchCredential`, http/recheck.ts) with the
- *   scope it was admitted with (`logs:read`). A revoked, unknown or expired API key, a signed-out session,
- *   a person removed from the organization: final `event: error` with
+ *   scope it was admitted with (`logs:read`), and at once when this node hears that the key, sign-in, agent
+ *   approval or person changed, on this node or another (`recheckCredentials`, cluster/apply-changes.ts).
+ *   A revoked, unknown or expired API key, a signed-out session, a person removed from the organization:
+ *   final `event: error` with
  *   `{"error":"unauthorized","message":...,"final":true}`. Scope narrowing or a role change that removes
  *   `logs:read`: the same with `forbidden`. Routine expiry of a session (or its rotation by a refresh)
  *   and a short-lived agent token that merely expired: the stream ends without that event (a comment says
@@ -29,7 +31,7 @@
 import { readableClasses, type ContentAccess } from '../content-policy/access.js';
 import { ApiError } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
-import { watchCredential, type CredentialRechecker } from '../../http/recheck.js';
+import { watchCredential, type CredentialRechecker, type CredentialWatch } from '../../http/recheck.js';
 import type { SseStream } from '../../http/sse.js';
 import { logView, LOGS_READ } from './service.js';
 import type { LogFilter, LogsStore } from './store.js';
@@ -85,7 +87,7 @@ const FINAL_MESSAGES = {
 
 export class LogTailService {
   readonly settings: TailSettings;
-  private readonly openStreams = new Map<SseStream, string>(); // stream -> its project
+  private readonly openStreams = new Map<SseStream, { projectId: string; principal: Principal; watch: CredentialWatch }>();
   private readonly perOrg = new Map<string, number>();
 
   constructor(
@@ -132,7 +134,6 @@ export class LogTailService {
   run(t: TailRequest, start: { watermark: number; seen: Map<string, number> }): void {
     const { sse, principal } = t;
     const s = this.settings;
-    this.openStreams.set(sse, t.projectId);
     this.perOrg.set(principal.orgId, (this.perOrg.get(principal.orgId) ?? 0) + 1);
     let { watermark } = start;
     const seen = start.seen;
@@ -153,6 +154,7 @@ export class LogTailService {
       },
       s.recheckMs,
     );
+    this.openStreams.set(sse, { projectId: t.projectId, principal, watch: stopWatch });
 
     sse.onClose(() => {
       clearInterval(heartbeat);
@@ -206,11 +208,19 @@ export class LogTailService {
    * project is gone, and a reconnect answers 404 like any read of it.
    */
   endProject(projectId: string): void {
-    for (const [sse, p] of [...this.openStreams]) {
-      if (p !== projectId) continue;
+    for (const [sse, open] of [...this.openStreams]) {
+      if (open.projectId !== projectId) continue;
       sse.comment('project deleted');
       sse.end();
     }
+  }
+
+  /**
+   * Re-checks now the credential of every open tail whose principal `matches` (a change to it was heard):
+   * a revoked one ends its tail within the check's read instead of at the next interval.
+   */
+  recheckCredentials(matches: (admittedAs: Principal) => boolean): void {
+    for (const { principal, watch } of this.openStreams.values()) if (matches(principal)) watch.recheckNow();
   }
 
   /** Ends every open tail without the final event (server shutdown). */

@@ -227,7 +227,11 @@ describe('GET /memory-items/{itemKey}/label and GET /memory-item-labels', () => 
 
   it('cursor paging like /review-signals: default 100, at most 200; the cursor walks every revision once; a cursor of another query is 400', async () => {
     const p = await project();
-    for (let i = 0; i < 5; i++) await p.ok(p.put(`item-${i % 2}`, S, `r${i}`));
+    // Each revision in its own millisecond: revisions of one millisecond are ordered by their (random) ids.
+    for (let i = 0; i < 5; i++) {
+      await p.ok(p.put(`item-${i % 2}`, S, `r${i}`));
+      await new Promise((r) => setTimeout(r, 2));
+    }
     const seen: string[] = [];
     let cursor: string | null = '';
     while (cursor !== null) {

@@ -6,7 +6,6 @@
  */
 import { ROOT_CONTEXT, SpanKind, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DuckDbMemoryQuery } from '../../storage/telemetry/duckdb/memory-query.js';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 import { hrMicros, isoFromMicros, readable, sendAgentRun, sendSpans } from '../../testing/otel-agent-run.js';
 
@@ -308,7 +307,7 @@ describe('GET /memory-items/{itemKey}/propagation', () => {
     const p = await project();
     await p.label('labelled', Q);
     for (const item of ['labelled', 'unknown']) {
-      vi.spyOn(DuckDbMemoryQuery.prototype, 'operations').mockRejectedValueOnce(new Error('duckdb down'));
+      vi.spyOn(t.ctx.telemetry.memory, 'operations').mockRejectedValueOnce(new Error('duckdb down'));
       const res = await p.call('GET', `/memory-items/${item}/propagation`);
       expect(res.statusCode, item).toBe(503);
       expect(res.json()).toMatchObject({ error: 'unavailable' });
@@ -319,7 +318,7 @@ describe('GET /memory-items/{itemKey}/propagation', () => {
     const p = await project();
     await send(p.key, (tr) => run(tr, { agentId: 'writer-2' }, [{ op: 'upsert_memory', item: 'w' }]));
     await t.ctx.assets.settled();
-    vi.spyOn(DuckDbMemoryQuery.prototype, 'recordingAgent').mockRejectedValueOnce(new Error('duckdb down'));
+    vi.spyOn(t.ctx.telemetry.memory, 'recordingAgent').mockRejectedValueOnce(new Error('duckdb down'));
     const l = await p.label('w', Q);
     expect(l.review_signal_opened).toBe(true);
     const [s] = (await p.call('GET', '/review-signals?kind=REVIEW_SIGNAL_KIND_POISONED_MEMORY_ITEM')).json().review_signals;

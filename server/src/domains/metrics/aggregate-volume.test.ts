@@ -1,7 +1,8 @@
 /** The aggregate over ~200k points: results checked against a JS computation; query time printed, not asserted. */
-import { BIGINT } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../testing/app.js';
+import type { MetricRows, SeriesRow } from './rows.js';
+import { labelsJson, writeRows } from './test-data.js';
 
 const T0 = Date.parse('2024-06-01T00:00:00Z');
 const MINUTE = 60_000;
@@ -26,20 +27,29 @@ describe('metrics aggregate at volume', () => {
     t = await testApp({ clock: fixedClock('2024-06-02T00:00:00Z') });
     const p = await projectWithKey(t, ['metrics:read']);
     key = p.key;
-    const w = t.duck.writer;
-    await w.run(
-      `INSERT INTO metric_series (project_id, series_id, name, type, service_name, environment, labels)
-       SELECT $project, 5000000 + i, 'load', 'gauge', 'api', 'prod', '{"host":"h' || (i % ${HOSTS}) || '","i":"' || i || '"}'
-       FROM range(${SERIES}) r(i)`,
-      { project: p.projectId },
-    );
-    await w.run(
-      `INSERT INTO metric_points (project_id, name, series_id, ts, value)
-       SELECT $project, 'load', 5000000 + s.i, $t0 + p.j * ${MINUTE}, (s.i % 7) + (p.j % 13)
-       FROM range(${SERIES}) s(i), range(${POINTS}) p(j)`,
-      { project: p.projectId, t0: BigInt(T0) },
-      { t0: BIGINT },
-    );
+    // Through the port, in one write per 20 series (20k points), as ingestion would hand them over.
+    const series: SeriesRow[] = Array.from({ length: SERIES }, (_, i) => ({
+      seriesId: 5_000_000n + BigInt(i),
+      name: 'load',
+      type: 'gauge',
+      serviceName: 'api',
+      environment: 'prod',
+      labels: labelsJson({ host: `h${i % HOSTS}`, i: String(i) }),
+    }));
+    const started = performance.now();
+    for (let first = 0; first < SERIES; first += 20) {
+      const part = series.slice(first, first + 20);
+      const rows: MetricRows = { series: part, pointSeries: [], pointTs: [], pointValue: [], histograms: [] };
+      part.forEach((_, k) => {
+        for (let j = 0; j < POINTS; j++) {
+          rows.pointSeries.push(k);
+          rows.pointTs.push(T0 + j * MINUTE);
+          rows.pointValue.push(valueOf(first + k, j));
+        }
+      });
+      await writeRows(t, p.projectId, rows);
+    }
+    console.log(`wrote ${SERIES * POINTS} points through the ${t.ctx.telemetry.kind} metrics writer: ${(performance.now() - started).toFixed(1)} ms`);
   });
   afterAll(async () => t.close());
 

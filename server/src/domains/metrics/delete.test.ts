@@ -1,7 +1,7 @@
 /** DELETE /metrics/{metric_name} over HTTP (spec 1, "Metrics endpoints": "Deleting a metric is durable"). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../testing/app.js';
-import { insertHistograms, insertMetric, insertPoints, insertSeries } from './test-data.js';
+import { insertHistograms, insertMetric, insertPoints, insertSeries, storedRows, tombstoneRows } from './test-data.js';
 
 const NOW = '2024-06-01T12:00:00.000Z';
 const WINDOW = { start: '2024-06-01T00:00:00Z', end: '2024-06-01T23:00:00Z' };
@@ -25,15 +25,7 @@ describe('metric delete', () => {
     (await t.call({ method: 'GET', url: `/api/v1/metrics/${encodeURIComponent(name)}/labels`, key })).json().labels;
   const cells = async (key: string, name: string) =>
     (await t.call({ method: 'POST', url: '/api/v1/metrics/histogram', key, payload: { metric_name: name, step: '1d', time_range: WINDOW } })).json().cells;
-  const stored = async (projectId: string, name: string) => {
-    const r = await t.duck.read((c) =>
-      c.runAndReadAll(
-        `SELECT (SELECT count(*) FROM metric_points WHERE project_id = $p AND name = $n) + (SELECT count(*) FROM metric_histograms WHERE project_id = $p AND name = $n)`,
-        { p: projectId, n: name },
-      ),
-    );
-    return Number(r.getRowsJS()[0][0]);
-  };
+  const stored = (projectId: string, name: string) => storedRows(t, projectId, name);
 
   it('"removes every datapoint of that name in one project": 200 {metric_name, deleted: true, deleted_at}; the rows are gone', async () => {
     clock.set(NOW);
@@ -141,10 +133,7 @@ describe('metric delete', () => {
       expect(new Set(answers.map((r) => r.body))).toEqual(new Set([JSON.stringify({ metric_name: 'race', deleted: true, deleted_at: NOW })]));
     }
     expect(await stored(projectId, 'race')).toBe(0);
-    const tombstones = await t.duck.read((c) =>
-      c.runAndReadAll('SELECT count(*) FROM metric_tombstones WHERE project_id = $p AND name = $n', { p: projectId, n: 'race' }),
-    );
-    expect(Number(tombstones.getRowsJS()[0][0])).toBe(1);
+    expect(await tombstoneRows(t, projectId, 'race')).toBe(1);
   });
 
   it('the metric name is URL-encoded in the path (a%2Fb deletes "a/b", not "a" or "b")', async () => {

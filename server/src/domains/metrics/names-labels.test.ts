@@ -53,8 +53,8 @@ describe('metric names', () => {
     const r = await names(key);
     const body = r.json();
     expect(body.metrics).toHaveLength(1000);
-    expect(body.metrics[0]).toEqual({ name: 'm0000' });
-    expect(body.metrics[999]).toEqual({ name: 'm0999' });
+    expect(body.metrics[0]).toEqual({ name: 'm0000', type: 'gauge' });
+    expect(body.metrics[999]).toEqual({ name: 'm0999', type: 'gauge' });
     expect(body.total_count).toBe(1003);
     expect(body.truncated).toBe(true);
   });

@@ -107,6 +107,8 @@ export class MemberService {
       if (acting !== 'owner' && role === 'owner') throw permissionDenied('only an owner can make someone an owner');
       if (m.role === 'owner' && (await tx.memberships.lockOwners(caller.orgId)).length <= 1) throw conflict(LAST_OWNER);
       await tx.memberships.updateRole(caller.orgId, userId, role);
+      // The person's open streams re-check their scopes at once, on every node (docs/several-nodes.md).
+      await tx.changes.publish({ topic: 'member.changed', orgId: caller.orgId, userId });
       await this.audit.record(tx, caller, caller.orgId, {
         projectId: null,
         eventType: null,
@@ -134,6 +136,7 @@ export class MemberService {
       if (acting !== 'owner' && m.role === 'owner') throw permissionDenied('only an owner can remove an owner');
       if (m.role === 'owner' && (await tx.memberships.lockOwners(caller.orgId)).length <= 1) throw conflict(LAST_OWNER);
       await tx.memberships.delete(caller.orgId, userId);
+      await tx.changes.publish({ topic: 'member.changed', orgId: caller.orgId, userId });
       const ended: Record<string, number> = {};
       for (const hook of this.removalHooks) Object.assign(ended, await hook(tx, caller.orgId, userId, at));
       await this.audit.record(tx, caller, caller.orgId, {

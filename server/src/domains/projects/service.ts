@@ -87,6 +87,8 @@ export class ProjectService {
       await tx.projects.markDeleted(id, at);
       // Keys bound to a deleted project can reach nothing; revoke them so they stop authenticating.
       await tx.apiKeys.revokeByProject(id, at);
+      // Every node ends the project's live tails and drops what it caches of it (docs/several-nodes.md).
+      await tx.changes.publish({ topic: 'project.deleted', projectId: id });
     });
     for (const hook of this.deletionHooks) await hook(p);
   }

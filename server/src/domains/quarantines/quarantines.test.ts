@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { postTraces, span, traceId, traceRequest } from '../../ingest/otlp/traces-fixtures.js';
-import { insertSightings } from '../../storage/telemetry/duckdb/agent-fixtures.js';
+import { insertSightings } from '../../testing/agent-fixtures.js';
 import { testApp, type TestApp } from '../../testing/app.js';
 import { addPerson, secondOrganization, signIn } from '../../testing/people.js';
 
@@ -197,7 +197,7 @@ describe('approve: pending -> active', () => {
     const w = await world();
     expect((await w.send(w.agent.key, 'weather')).statusCode).toBe(200);
     const at = Date.parse('2026-03-01T00:00:00Z') * 1000;
-    await insertSightings(t.duck, w.projectId, [
+    await insertSightings(t, w.projectId, [
       { observationKey: 'svc/weather', source: 'bearer_token', apiKeyId: '', firstSeenUs: at, lastSeenUs: at, sightingCount: 3 },
       { observationKey: 'svc/weather', source: 'dev_org_header', apiKeyId: '', firstSeenUs: at, lastSeenUs: at, sightingCount: 2 },
     ]);

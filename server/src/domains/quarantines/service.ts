@@ -235,6 +235,8 @@ export class QuarantineService {
       if (!(await tx.quarantines.transition(q.id, 'pending', { to: 'active', by, at: now }))) return false;
       await tx.quarantines.setUnenforceableSightings(q.id, resolved.unenforceableSightings);
       const others = await tx.quarantines.otherHolds(resolved.apiKeyIds, q.id);
+      // Each key's state changes with this commit (a freeze holds from it): every node hears of it (docs/several-nodes.md).
+      for (const apiKeyId of resolved.apiKeyIds) await tx.changes.publish({ topic: 'api_key.changed', keyId: apiKeyId });
       for (const apiKeyId of resolved.apiKeyIds)
         await tx.quarantines.putOutcome({
           quarantineId: q.id,
@@ -273,7 +275,10 @@ export class QuarantineService {
     if (!key) return { state: 'failed', detail: 'key_not_found' };
     if (o.effect === 'revoke') {
       const already = key.status === 'revoked';
-      if (!already) await this.store.apiKeys.update(key.id, { status: 'revoked', revokedAt: this.clock.now().toISOString() });
+      if (!already) {
+        await this.store.apiKeys.update(key.id, { status: 'revoked', revokedAt: this.clock.now().toISOString() });
+        await this.store.changes.publish({ topic: 'api_key.changed', keyId: key.id });
+      }
       const after = await this.store.apiKeys.findById(orgId, o.apiKeyId);
       if (after?.status !== 'revoked') return { state: 'failed', detail: 'revoke_not_verified' };
       return { state: 'verified', detail: already ? 'already_revoked' : null };
@@ -314,6 +319,7 @@ export class QuarantineService {
       if (!(await tx.quarantines.transition(q.id, 'active', { to: 'lifted', by: actorOf(p), at: now, reason }))) return false;
       // Only this containment's holds: a key another active containment holds stays frozen until the last lift.
       await tx.quarantines.releaseHolds(q.id, now);
+      for (const o of await tx.quarantines.outcomes([q.id])) await tx.changes.publish({ topic: 'api_key.changed', keyId: o.apiKeyId });
       return true;
     });
     if (!won) throw wrongState(await this.get(p, id), 'lift', 'active');

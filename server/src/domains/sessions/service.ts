@@ -133,6 +133,8 @@ export class SessionService {
         // A concurrent refresh with the same credential got there first: that is reuse too.
         if (!(await tx.sessions.markRotated(c.id))) return this.revokeFamily(tx, signIn, 'reused');
         await tx.sessions.retireAccess(signIn.id);
+        // Streams on the retired access credential end (as `expired`) at once, on every node.
+        await tx.changes.publish({ topic: 'session.changed', signInId: signIn.id });
         const issued = await this.issue(tx, signIn.id, now);
         const user = await this.members.userById(tx, signIn.userId);
         return { user: userView(user!), organization: { id: signIn.orgId, role }, ...issued };
@@ -164,6 +166,7 @@ export class SessionService {
         const at = this.clock.now().toISOString();
         for (const s of families.values()) {
           await tx.sessions.revokeFamily(s.id, at);
+          await tx.changes.publish({ topic: 'session.changed', signInId: s.id });
           await this.audit.record(tx, actorOf(s), s.orgId, {
             projectId: null,
             eventType: null,
@@ -189,6 +192,7 @@ export class SessionService {
 
   private async revokeFamily(tx: ControlStores, signIn: SignInRecord, reason: Refusal): Promise<{ refused: Refusal }> {
     await tx.sessions.revokeFamily(signIn.id, this.clock.now().toISOString());
+    await tx.changes.publish({ topic: 'session.changed', signInId: signIn.id });
     await this.audit.record(tx, 'system', signIn.orgId, {
       projectId: null,
       eventType: null,

@@ -9,6 +9,7 @@ import { openTelemetryDb } from '../../storage/telemetry/duckdb/open.js';
 import { SpansWriter } from '../../storage/telemetry/duckdb/spans-writer.js';
 import type { SpanRow } from './rows.js';
 import { projectWithKey, testApp, type TestApp } from '../../testing/app.js';
+import { rows } from '../../testing/rows-at-rest.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -19,7 +20,7 @@ afterAll(async () => t?.close());
 const SCOPES = ['ingest:write', 'traces:read', 'traces:delete', 'agents:read'];
 
 async function count(sql: string, p: string): Promise<number> {
-  return t.duck.read(async (c) => Number((await c.runAndReadAll(sql, { p })).getRows()[0][0]));
+  return Number(Object.values((await rows(t, sql, { p }))[0])[0]);
 }
 
 /** An agent run: invoke_agent root, a chat with usage and events, a failed tool call. */
@@ -113,12 +114,10 @@ describe('DELETE /traces/{traceId} is durable', () => {
     expect((await get(`/agent-runs/${fresh}`)).json()).toMatchObject({ agent_name: 'other', step_count: 3 });
     expect((await get(`/agent-events?run_id=${fresh}`)).json().events).toHaveLength(1);
     // Sightings: bot once (before the delete; the retried one is left out), other once.
-    const rows = await t.duck.read(async (c) =>
-      (await c.runAndReadAll('SELECT observation_key, sighting_count FROM agent_sightings WHERE project_id = $p ORDER BY 1', { p: p.projectId })).getRowsJS(),
-    );
-    expect(rows).toEqual([
-      ['svc/bot', 1n],
-      ['svc/other', 1n],
+    const sightings = await rows(t, 'SELECT observation_key, sighting_count FROM agent_sightings WHERE project_id = $p ORDER BY 1', { p: p.projectId });
+    expect(sightings.map((r) => [r.observation_key, Number(r.sighting_count)])).toEqual([
+      ['svc/bot', 1],
+      ['svc/other', 1],
     ]);
 
     // The tombstone is the project's: the same trace id is another trace in another project.

@@ -1,7 +1,9 @@
 /** `/services` and `/traces` over HTTP (spec 1, "Raw observability", "General query rules", "Pagination", "Errors", Authentication 3 and 10). */
 import { allowAllContent } from '../../testing/content-policy.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertBigTrace, insertLogs, insertSpans, newSpanId, newTraceId } from '../../storage/telemetry/duckdb/trace-log-fixtures.js';
+import { insertLogs } from '../../testing/log-fixtures.js';
+import { rows } from '../../testing/rows-at-rest.js';
+import { insertBigTrace, insertSpans, newSpanId, newTraceId } from '../../testing/trace-fixtures.js';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../testing/app.js';
 
 const NOW = '2024-06-01T12:00:00.000Z';
@@ -14,7 +16,6 @@ describe('traces and services', () => {
   });
   afterAll(async () => t.close());
 
-  const db = () => t.duck;
   const fresh = (scopes = ['traces:read', 'traces:delete', 'logs:read']) => projectWithKey(t, scopes);
   const get = (key: string, url: string) => t.call({ method: 'GET', url: `/api/v1${url}`, key });
 
@@ -22,14 +23,14 @@ describe('traces and services', () => {
     it('lists services seen in spans and logs of the window (default the last 24 hours) with span, error and log counts', async () => {
       const { projectId, key } = await fresh();
       const trace = newTraceId();
-      await insertSpans(db(), [
+      await insertSpans(t.ctx.telemetry, [
         { projectId, traceId: trace, service: 'api', start: '2024-06-01T10:00:00Z', status: 'error' },
         { projectId, traceId: trace, service: 'api', start: '2024-06-01T11:00:00Z' },
         { projectId, traceId: trace, service: 'db', start: '2024-06-01T11:30:00Z', status: 'ok' },
         { projectId, traceId: trace, service: 'old', start: '2024-05-30T11:00:00Z' }, // outside the default window
         { projectId, traceId: trace, service: null, start: '2024-06-01T11:00:00Z' }, // no service.name: not listed
       ]);
-      await insertLogs(db(), [
+      await insertLogs(t.ctx.telemetry, [
         { projectId, service: 'worker', at: '2024-06-01T09:00:00Z' },
         { projectId, service: 'api', at: '2024-06-01T08:00:00Z' },
       ]);
@@ -51,8 +52,8 @@ describe('traces and services', () => {
 
     it('counts come from what the credential may read: traces:read gives span counts, logs:read log counts; neither is 403', async () => {
       const { projectId, key } = await fresh(['traces:read']);
-      await insertSpans(db(), [{ projectId, traceId: newTraceId(), service: 'api', start: '2024-06-01T11:00:00Z' }]);
-      await insertLogs(db(), [{ projectId, service: 'logger', at: '2024-06-01T11:00:00Z' }]);
+      await insertSpans(t.ctx.telemetry, [{ projectId, traceId: newTraceId(), service: 'api', start: '2024-06-01T11:00:00Z' }]);
+      await insertLogs(t.ctx.telemetry, [{ projectId, service: 'logger', at: '2024-06-01T11:00:00Z' }]);
       expect((await get(key, '/services')).json().services).toEqual([
         { name: 'api', span_count: 1, error_span_count: 0, first_seen: '2024-06-01T11:00:00.000000Z', last_seen: '2024-06-01T11:00:00.000000Z' },
       ]);
@@ -68,10 +69,9 @@ describe('traces and services', () => {
 
     it('is a bounded list: at most 1,000 services, total_count counts all, truncated says the cap cut it', async () => {
       const { projectId, key } = await fresh();
-      await db().writer.run(
-        `INSERT INTO logs (project_id, log_id, ts_us, body, service_name, attributes, resource_attributes, ingested_at_us)
-         SELECT $p, 'l' || i, 1717236000000000, 'x', printf('svc-%04d', i), '{}', '{}', 1717236000000000 FROM range(1001) t(i)`,
-        { p: projectId },
+      await insertLogs(
+        t.ctx.telemetry,
+        Array.from({ length: 1001 }, (_, i) => ({ projectId, at: 1717236000000000, body: 'x', service: `svc-${String(i).padStart(4, '0')}` })),
       );
       const body = (await get(key, '/services')).json();
       expect(body.services).toHaveLength(1000);
@@ -96,7 +96,7 @@ describe('traces and services', () => {
       const b = newTraceId();
       const c = newTraceId();
       const aRoot = newSpanId();
-      await insertSpans(db(), [
+      await insertSpans(t.ctx.telemetry, [
         // a: api -> db, 250 ms, an error in db
         { projectId, traceId: a, spanId: aRoot, name: 'GET /users', service: 'api', start: '2024-06-01T11:00:00Z', durationMs: 250, attributes: { 'http.method': 'GET', 'http.status_code': 200 } },
         { projectId, traceId: a, parentSpanId: aRoot, name: 'SELECT users', service: 'db', start: '2024-06-01T11:00:00.100Z', durationMs: 50, status: 'error', resource: { 'deployment.environment': 'prod' } },
@@ -168,7 +168,7 @@ describe('traces and services', () => {
       const { projectId, key } = await fresh();
       const traces = Array.from({ length: 25 }, () => newTraceId());
       await insertSpans(
-        db(),
+        t.ctx.telemetry,
         traces.map((traceId, i) => ({ projectId, traceId, start: `2024-06-01T11:${String(i).padStart(2, '0')}:00Z` })),
       );
       const first = await get(key, '/traces');
@@ -205,7 +205,7 @@ describe('traces and services', () => {
       const { projectId, key } = await fresh();
       const trace = newTraceId();
       const [root, child, grandchild, orphan] = [newSpanId(), newSpanId(), newSpanId(), newSpanId()];
-      await insertSpans(db(), [
+      await insertSpans(t.ctx.telemetry, [
         {
           projectId, traceId: trace, spanId: root, name: 'GET /', kind: 'server', service: 'api', environment: 'prod', scope: 'http',
           start: '2024-06-01T11:00:00Z', durationMs: 100, attributes: { 'http.route': '/' }, resource: { 'host.name': 'h1' },
@@ -260,7 +260,7 @@ describe('traces and services', () => {
       const { projectId, key } = await fresh();
       const trace = newTraceId();
       const [x, y] = [newSpanId(), newSpanId()];
-      await insertSpans(db(), [
+      await insertSpans(t.ctx.telemetry, [
         { projectId, traceId: trace, spanId: x, parentSpanId: y, name: 'x', start: '2024-06-01T11:00:00Z' },
         { projectId, traceId: trace, spanId: y, parentSpanId: x, name: 'y', start: '2024-06-01T11:00:01Z' },
         { projectId, traceId: trace, spanId: y, parentSpanId: x, name: 'y', start: '2024-06-01T11:00:01Z', ingestedAt: '2024-06-01T11:05:00Z' },
@@ -276,7 +276,7 @@ describe('traces and services', () => {
     it('a deep trace (a chain of 10,000 spans) is answered whole', async () => {
       const { projectId, key } = await fresh();
       const trace = newTraceId();
-      await insertBigTrace(db(), projectId, trace, 10_000, '2024-06-01T11:00:00Z', true);
+      await insertBigTrace(t.ctx.telemetry, projectId, trace, 10_000, '2024-06-01T11:00:00Z', true);
       const r = await get(key, `/traces/${trace}`);
       expect(r.statusCode).toBe(200);
       const spans = r.json().spans;
@@ -288,7 +288,7 @@ describe('traces and services', () => {
     it('"429: read whose result is too large to answer honestly": more than 10,000 spans, never truncated', async () => {
       const { projectId, key } = await fresh();
       const trace = newTraceId();
-      await insertBigTrace(db(), projectId, trace, 10_001, '2024-06-01T11:00:00Z');
+      await insertBigTrace(t.ctx.telemetry, projectId, trace, 10_001, '2024-06-01T11:00:00Z');
       const r = await get(key, `/traces/${trace}`);
       expect(r.statusCode).toBe(429);
       expect(r.json()).toMatchObject({ error: 'result_too_large', details: { limit: 10_000, span_count: 10_001 } });
@@ -298,7 +298,7 @@ describe('traces and services', () => {
       const mine = await fresh();
       const other = await fresh();
       const trace = newTraceId();
-      await insertSpans(db(), [{ projectId: other.projectId, traceId: trace, start: '2024-06-01T11:00:00Z' }]);
+      await insertSpans(t.ctx.telemetry, [{ projectId: other.projectId, traceId: trace, start: '2024-06-01T11:00:00Z' }]);
       const foreign = await get(mine.key, `/traces/${trace}`);
       const missing = await get(mine.key, `/traces/${newTraceId()}`);
       expect(foreign.statusCode).toBe(404);
@@ -310,7 +310,7 @@ describe('traces and services', () => {
     it('recorded-content attributes are withheld without agents:content:read, and a filter on one is 403', async () => {
       const { projectId, key } = await fresh();
       const trace = newTraceId();
-      await insertSpans(db(), [
+      await insertSpans(t.ctx.telemetry, [
         {
           projectId, traceId: trace, name: 'chat', start: '2024-06-01T11:00:00Z',
           attributes: { 'gen_ai.prompt': 'secret', 'gen_ai.request.model': 'm' },
@@ -337,7 +337,7 @@ describe('traces and services', () => {
     it('needs traces:delete (403 with traces:read only; the trace stays)', async () => {
       const { projectId, key } = await fresh(['traces:read']);
       const trace = newTraceId();
-      await insertSpans(db(), [{ projectId, traceId: trace, start: '2024-06-01T11:00:00Z' }]);
+      await insertSpans(t.ctx.telemetry, [{ projectId, traceId: trace, start: '2024-06-01T11:00:00Z' }]);
       const r = await t.call({ method: 'DELETE', url: `/api/v1/traces/${trace}`, key });
       expect(r.statusCode).toBe(403);
       expect(r.json().message).toContain('traces:delete');
@@ -350,23 +350,21 @@ describe('traces and services', () => {
       const trace = newTraceId();
       const keep = newTraceId();
       const spec = { traceId: trace, start: '2024-06-01T11:00:00Z', events: [{ name: 'e', at: '2024-06-01T11:00:00Z' }] };
-      await insertSpans(db(), [
+      await insertSpans(t.ctx.telemetry, [
         { ...spec, projectId: a.projectId },
         { ...spec, projectId: a.projectId, parentSpanId: newSpanId() },
         { ...spec, projectId: b.projectId },
         { projectId: a.projectId, traceId: keep, start: '2024-06-01T11:00:00Z' },
       ]);
-      await insertLogs(db(), [{ projectId: a.projectId, traceId: trace, at: '2024-06-01T11:00:00Z' }]);
+      await insertLogs(t.ctx.telemetry, [{ projectId: a.projectId, traceId: trace, at: '2024-06-01T11:00:00Z' }]);
       const r = await t.call({ method: 'DELETE', url: `/api/v1/traces/${trace}`, key: a.key });
       expect(r.statusCode).toBe(200);
       expect(r.json()).toEqual({ trace_id: trace, deleted: true, spans_deleted: 2, events_deleted: 2 });
       expect((await get(a.key, `/traces/${trace}`)).statusCode).toBe(404);
       expect(ids(await get(a.key, '/traces'))).toEqual([keep]);
       expect((await get(b.key, `/traces/${trace}`)).statusCode).toBe(200);
-      const counts = await db().read(async (c) =>
-        (await c.runAndReadAll('SELECT (SELECT count(*) FROM span_events WHERE project_id = $p AND trace_id = $t), (SELECT count(*) FROM logs WHERE project_id = $p)', { p: a.projectId, t: trace })).getRowsJS(),
-      );
-      expect(counts[0].map(Number)).toEqual([0, 1]);
+      const [counts] = await rows(t, 'SELECT (SELECT count(*) FROM span_events WHERE project_id = $p AND trace_id = $t) AS events, (SELECT count(*) FROM logs WHERE project_id = $p) AS logs', { p: a.projectId, t: trace });
+      expect([Number(counts.events), Number(counts.logs)]).toEqual([0, 1]);
       // Another project's copy cannot be deleted through this key: 404 like a missing one.
       expect((await t.call({ method: 'DELETE', url: `/api/v1/traces/${trace}`, key: a.key })).statusCode).toBe(404);
     });
@@ -374,7 +372,7 @@ describe('traces and services', () => {
     it('"Not undone by revocation: ... deletions (delete_log, delete_trace)"', async () => {
       const { projectId, key, keyId } = await fresh();
       const trace = newTraceId();
-      await insertSpans(db(), [{ projectId, traceId: trace, start: '2024-06-01T11:00:00Z' }]);
+      await insertSpans(t.ctx.telemetry, [{ projectId, traceId: trace, start: '2024-06-01T11:00:00Z' }]);
       expect((await t.call({ method: 'DELETE', url: `/api/v1/traces/${trace}`, key })).statusCode).toBe(200);
       await t.call({ method: 'POST', url: `/api/v1/account/api-keys/${keyId}/revoke` });
       expect((await t.call({ method: 'GET', url: `/api/v1/traces/${trace}?project_id=${projectId}` })).statusCode).toBe(404);

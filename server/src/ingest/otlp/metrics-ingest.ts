@@ -2,7 +2,7 @@
 import type { ProjectRecord } from '../../domains/projects/store.js';
 import { ApiError } from '../../http/errors.js';
 import type { MetricsSink } from '../../domains/metrics/rows.js';
-import { WriterStoppedError } from '../../lib/writer-stopped.js';
+import { PartialWriteError, WriterStoppedError } from '../../lib/writer-stopped.js';
 import type { MetricsInput } from './decode.js';
 import { convertMetrics, countDataPoints } from './metrics-convert.js';
 import type { ContentAccess } from '../../domains/content-policy/access.js';
@@ -36,11 +36,13 @@ export async function ingestMetrics(writer: MetricsSink, project: ProjectRecord,
     try {
       await writer.write(project.id, rows);
     } catch (e) {
-      // Nothing of this request is committed: answer 5xx so the client retries, never 2xx.
+      // Not all of this request is stored (on the embedded engine: nothing is): answer 5xx so the client retries, never 2xx.
       const message =
         e instanceof WriterStoppedError
           ? 'the server is shutting down; nothing was stored, retry'
-          : 'the data points could not be committed; nothing was stored, retry';
+          : e instanceof PartialWriteError
+            ? 'the data points could not all be stored; retry (a retry stores each once)'
+            : 'the data points could not be committed; nothing was stored, retry';
       const err = new ApiError(503, 'unavailable', message, undefined, { 'retry-after': '1' });
       (err as Error).cause = e;
       throw err;

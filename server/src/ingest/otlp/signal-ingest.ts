@@ -1,7 +1,7 @@
 /** Rules shared by trace and log ingestion (as metrics-ingest.ts does for metrics). */
 import { ApiError } from '../../http/errors.js';
 import type { Principal } from '../../http/principal.js';
-import { WriterStoppedError } from '../../lib/writer-stopped.js';
+import { PartialWriteError, WriterStoppedError } from '../../lib/writer-stopped.js';
 import type { Credential } from '../../domains/traces/rows.js';
 
 /** What the export response reports: OTLP `partial_success`, absent when `rejected` is 0 and there is no message. */
@@ -29,7 +29,9 @@ export async function committedOr503(write: () => Promise<void>, what: string): 
     const message =
       e instanceof WriterStoppedError
         ? 'the server is shutting down; nothing was stored, retry'
-        : `the ${what} could not be committed; nothing was stored, retry`;
+        : e instanceof PartialWriteError
+          ? `the ${what} could not all be stored; retry (a retry stores each once)`
+          : `the ${what} could not be committed; nothing was stored, retry`;
     const err = new ApiError(503, 'unavailable', message, undefined, { 'retry-after': '1' });
     (err as Error).cause = e;
     throw err;

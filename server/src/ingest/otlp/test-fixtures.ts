@@ -94,7 +94,4 @@ export function decodeResponse(body: Buffer): { partialSuccess?: { rejectedDataP
   return { partialSuccess: { rejectedDataPoints: Number(String(m.partialSuccess.rejectedDataPoints)), errorMessage: m.partialSuccess.errorMessage } };
 }
 
-/** Rows of a telemetry table, JSON-friendly (BIGINT/UBIGINT as strings). */
-export async function rows(t: TestApp, sql: string, params: Record<string, string> = {}): Promise<Record<string, unknown>[]> {
-  return t.duck.read(async (c) => (await c.runAndReadAll(sql, params)).getRowObjectsJson() as Record<string, unknown>[]);
-}
+export { rows } from '../../testing/rows-at-rest.js';

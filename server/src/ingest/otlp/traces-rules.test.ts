@@ -8,6 +8,7 @@ import { rows } from './test-fixtures.js';
 import { decodeSignalResponse, postTraces, span, traceId, traceRequest, tracesProtobuf } from './traces-fixtures.js';
 import { TRACES_SAMPLING_DISABLED_MESSAGE } from './traces-ingest.js';
 import { keepTrace } from './traces-sampling.js';
+import { chOf } from '../../testing/clickhouse.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -195,7 +196,30 @@ describe('POST /v1/traces: agent sightings', () => {
 });
 
 describe('POST /v1/traces: a 2xx means committed', () => {
+  it('a failed write on ClickHouse (no transaction) answers 503 with Retry-After and says so; the retry stores each span once', async () => {
+    if (t.ctx.telemetry.kind !== 'clickhouse') return;
+    const p = await project();
+    const client = chOf(t.ctx.telemetry)!.client;
+    const insert = client.insert;
+    client.insert = (table, rows) => (table === 'span_events' ? Promise.reject(new Error('I/O error')) : insert.call(client, table, rows));
+    const id = traceId();
+    const req = traceRequest({}, [span({ traceId: id, startMs: T0 + 5, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.id': 'x' } })]);
+    try {
+      const res = await postTraces(t, req, { key: p.key });
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('1');
+      expect(res.json()).toEqual({ error: 'unavailable', message: 'the spans could not all be stored; retry (a retry stores each once)' });
+    } finally {
+      client.insert = insert;
+    }
+    expect((await postTraces(t, req, { key: p.key })).statusCode).toBe(200);
+    const read = await t.call({ method: 'GET', url: `/api/v1/traces/${id}?project_id=${p.projectId}` });
+    expect(read.statusCode, read.body).toBe(200);
+    expect(read.json().spans).toHaveLength(1);
+  });
+
   it('a failed commit answers 503 unavailable with Retry-After, stores nothing; the retry succeeds', async () => {
+    if (t.ctx.telemetry.kind !== 'duckdb') return; // a transaction's all or nothing: the embedded engine
     const p = await project();
     expect((await postTraces(t, traceRequest({}, [span({ traceId: traceId(), startMs: T0 })]), { key: p.key })).statusCode).toBe(200); // opens the connection
     const conn = await (t.ctx.spansWriter as unknown as { gc: { conn: Promise<{ run(...args: unknown[]): Promise<unknown> }> } }).gc.conn;

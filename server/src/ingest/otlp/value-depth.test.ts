@@ -167,9 +167,8 @@ describe('wide and long values stay accepted', () => {
       const r = await postTraces(t, req, { key: p.key, format });
       expect(r.statusCode, r.body.slice(0, 200)).toBe(200);
     }
-    const [row] = (await rows(t, "SELECT length(json_extract_string(attributes, '$.long')) AS len, json_extract(attributes, '$.k49999') AS last FROM spans WHERE project_id = $p LIMIT 1", {
-      p: p.projectId,
-    })) as { len: string; last: string }[];
-    expect(row).toEqual({ len: '1000000', last: '49999' });
+    const [row] = (await rows(t, 'SELECT attributes FROM spans WHERE project_id = $p LIMIT 1', { p: p.projectId })) as { attributes: string }[];
+    const attrs = JSON.parse(row.attributes) as Record<string, unknown>;
+    expect([(attrs.long as string).length, attrs.k49999]).toEqual([1_000_000, 49999]);
   });
 });

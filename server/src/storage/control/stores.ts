@@ -72,6 +72,9 @@ import { KyselyDatasetStore } from './datasets-store.js';
 // 0023_experiments: experiments over dataset versions and their trials
 import type { ExperimentStore } from '../../domains/evaluations/experiments/store.js';
 import { KyselyExperimentStore } from './experiments-store.js';
+// Cross-node change notices (server/src/cluster/, docs/several-nodes.md)
+import type { Change, ChangeNotices } from '../../cluster/changes.js';
+import { KyselyChangeNotices } from './change-notices.js';
 
 export interface ControlStores {
   apiKeys: ApiKeyStore;
@@ -132,17 +135,21 @@ export interface ControlStores {
   // 0023_experiments
   /** Experiments over dataset versions and their trials (domains/evaluations/experiments). */
   experiments: ExperimentStore;
+  /** Announces committed changes to every node (NOTIFY on PostgreSQL) and this process's subscribers (server/src/cluster/). */
+  changes: ChangeNotices;
 }
 
 export interface ControlStore extends ControlStores {
   dialect: 'sqlite' | 'postgres';
   /** Runs `fn` with stores bound to one transaction; all or nothing. */
   transaction<T>(fn: (tx: ControlStores) => Promise<T>): Promise<T>;
+  /** Calls `listener` with each change this process announced through `changes`, once it committed (server/src/cluster/). */
+  onCommittedChange(listener: (change: Change) => void): () => void;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
-function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
+function bind(db: ControlDb, dialect: 'sqlite' | 'postgres', committed: (change: Change) => void): ControlStores {
   return {
     apiKeys: new KyselyApiKeyStore(db),
     projects: new KyselyProjectStore(db),
@@ -187,14 +194,35 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStores {
     datasets: new KyselyDatasetStore(db),
     // 0023_experiments
     experiments: new KyselyExperimentStore(db),
+    changes: new KyselyChangeNotices(db, dialect, committed),
   };
 }
 
 export function controlStore(db: ControlDb, dialect: 'sqlite' | 'postgres'): ControlStore {
+  // Changes announced outside a transaction reach this process's listeners at once; inside one, after it commits.
+  const listeners = new Set<(change: Change) => void>();
+  const emit = (change: Change) => {
+    for (const l of listeners) {
+      try {
+        l(change);
+      } catch {
+        /* a listener's failure is its own: the write it announces has committed */
+      }
+    }
+  };
   return {
-    ...bind(db, dialect),
+    ...bind(db, dialect, emit),
     dialect,
-    transaction: (fn) => db.transaction().execute((tx) => fn(bind(tx, dialect))),
+    transaction: async (fn) => {
+      const announced: Change[] = [];
+      const result = await db.transaction().execute((tx) => fn(bind(tx, dialect, (c) => void announced.push(c))));
+      for (const c of announced) emit(c);
+      return result;
+    },
+    onCommittedChange(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
     ping: async () => {
       await db.selectFrom('svc_meta').select('key').limit(1).execute();
     },

@@ -10,7 +10,6 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DuckDbReleaseQuery } from '../../../storage/telemetry/duckdb/release-query.js';
 import { projectWithKey, testApp, type TestApp } from '../../../testing/app.js';
 import { allowAllContent, gridRules, setContentPolicy } from '../../../testing/content-policy.js';
 import { connectAgent, withToken } from '../../../testing/oauth.js';
@@ -167,7 +166,7 @@ describe('promotion', () => {
   it('a dataset item is scored exactly like its run: caseFacts rebuilds the facts the evaluators read from the run', async () => {
     const p = await project();
     const s = await p.seeded('facts');
-    const reader = new AgentFactsReader(t.ctx.agentRuns, new DuckDbReleaseQuery(t.duck));
+    const reader = new AgentFactsReader(t.ctx.agentRuns, t.ctx.telemetry.releases);
     expect(caseFacts(s.case)).toEqual(await reader.run(p.projectId, s.runId));
   });
 

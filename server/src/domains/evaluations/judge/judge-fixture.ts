@@ -3,11 +3,11 @@
  * policy, agent runs sent with the real OpenTelemetry SDK, and their facts read back through the
  * agent-runs store (the run's row and its steps, as the evaluation runner reads them).
  */
-import { DuckDbAgentRunsQuery } from '../../../storage/telemetry/duckdb/agent-runs-query.js';
 import { projectWithKey, testApp, type TestApp } from '../../../testing/app.js';
 import { gridRules, setContentPolicy } from '../../../testing/content-policy.js';
 import { startJudgeModelServer, type JudgeModelServer } from '../../../testing/judge-model-server.js';
 import { sendAgentRun, type AgentRunOptions } from '../../../testing/otel-agent-run.js';
+import type { AgentRunsStore } from '../../agent-runs/store.js';
 import type { Boundary, ContentClass, Decision } from '../../content-policy/model.js';
 import type { JudgeConfig, RunFacts } from '../model.js';
 import type { JudgeInput } from '../ports.js';
@@ -24,7 +24,7 @@ export interface JudgeFixture {
   t: TestApp;
   base: string;
   server: JudgeModelServer;
-  store: DuckDbAgentRunsQuery;
+  store: AgentRunsStore;
   close(): Promise<void>;
 }
 
@@ -37,7 +37,7 @@ export async function judgeFixture(): Promise<JudgeFixture> {
     t,
     base,
     server,
-    store: new DuckDbAgentRunsQuery(t.duck),
+    store: t.ctx.telemetry.agentRuns,
     async close() {
       await server.close();
       await t.close();

@@ -6,7 +6,6 @@
  */
 import { ROOT_CONTEXT, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DuckDbReleaseQuery } from '../../../storage/telemetry/duckdb/release-query.js';
 import { fixedClock, projectWithKey, testApp, type TestApp } from '../../../testing/app.js';
 import { hrMicros, readable, sendAgentRun, sendSpans, type AgentRunSpans } from '../../../testing/otel-agent-run.js';
 import { FREE_EXECUTION, type EvaluatorConfig, type SubjectFacts } from '../model.js';
@@ -20,7 +19,7 @@ let facts: AgentFactsReader;
 beforeAll(async () => {
   t = await testApp({ clock });
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  facts = new AgentFactsReader(t.ctx.agentRuns, new DuckDbReleaseQuery(t.duck));
+  facts = new AgentFactsReader(t.ctx.agentRuns, t.ctx.telemetry.releases);
 });
 afterAll(async () => t?.close());
 

@@ -29,6 +29,8 @@ export function chClient(settings: ClickHouseSettings, opts: { database?: string
     database: opts.database ?? settings.database,
     request_timeout: opts.requestTimeoutMs ?? 60_000,
     application: 'svc',
+    // Long parameter lists (a flush's trace ids) go in the body, never in an over-long URL.
+    use_multipart_params_auto: true,
     clickhouse_settings: {
       async_insert: 0,
       // 64-bit integers as JSON strings: series ids pass 2^53 (the adapters convert).
@@ -38,6 +40,11 @@ export function chClient(settings: ClickHouseSettings, opts: { database?: string
       // DELETE FROM (lightweight deletes) and ALTER ... DELETE return once the rows are gone from reads.
       lightweight_deletes_sync: '2',
       mutations_sync: '2',
+      // A FINAL read of the summaries may still skip granules by their indexes.
+      use_skip_indexes_if_final: 1,
+      // Cluster: an insert into a Distributed table returns once the shards stored it, and a subquery reads
+      // each shard's local table (a project's rows are all on one shard).
+      ...(settings.cluster ? { distributed_foreground_insert: 1, distributed_product_mode: 'local' as const } : {}),
     },
   });
   return {

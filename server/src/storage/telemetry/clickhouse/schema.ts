@@ -137,7 +137,6 @@ export const TABLES: TableSpec[] = [
       'context_kind LowCardinality(Nullable(String))',
       'context_detail Nullable(String)',
       'context_source_ids Array(String)',
-      'ingested_at_us Int64',
     ],
     engine: { kind: 'MergeTree' },
     orderBy: '(project_id, trace_id, span_id, event_index)',
@@ -187,6 +186,13 @@ export const TABLES: TableSpec[] = [
     engine: { kind: 'MergeTree' },
     orderBy: '(project_id, ts_us, log_id)',
     partitionBy: 'toYYYYMM(fromUnixTimestamp64Micro(ts_us))',
+    // A log by id (context, a tail's resume, a delete by id) and by trace skip the granules without it; the
+    // live tail reads by ingest time, which follows the log time closely.
+    indexes: [
+      'INDEX logs_id log_id TYPE bloom_filter GRANULARITY 4',
+      'INDEX logs_trace trace_id TYPE bloom_filter GRANULARITY 4',
+      'INDEX logs_ingested ingested_at_us TYPE minmax GRANULARITY 4',
+    ],
   },
   {
     name: 'trace_tombstones',
