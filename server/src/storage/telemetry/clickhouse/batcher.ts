@@ -46,6 +46,8 @@ export class Batcher<T> {
   }
 
   private async loop(): Promise<void> {
+    // Let the requests of the current tick join the first flush.
+    await new Promise<void>((r) => setImmediate(r));
     try {
       while (this.queue.length > 0) {
         const batch = this.queue;
