@@ -9,49 +9,12 @@
  * or two, the one whose read came later saw every copy the other saw and more, or the same copies: its row has
  * the higher version, or an equal version and the same answer. No summary is ever replaced by a staler one.
  */
-import { TraceState, summarizeRun, summarizeTrace, type RunSummary, type SpanDigest, type TraceSummary } from '../../../domains/agent-runs/summary.js';
+import { TraceState, summarizeRun, summarizeTrace, type RunSummary, type TraceSummary } from '../../../domains/agent-runs/summary.js';
 import type { ChTelemetryDb } from './db.js';
-
-/** `spans` columns a digest reads. */
-export const CH_DIGEST_COLUMNS =
-  'trace_id, span_id, parent_span_id, name, service_name, environment, status_code, start_us, end_us, ingested_at_us, canonical_operation, response_status, outcome, agent_name, agent_id, observation_key, session_key, turn_id, run_status, terminal_reason, model, provider, input_tokens, output_tokens, reported_cost_nanos, safety_check';
+import { DIGEST_COLUMNS, digestOfRecord } from '../row-mappers.js';
 
 /** The version of a deleted trace's rows: above any count of copies. */
 export const DELETED_VERSION = '9223372036854775807';
-
-const s = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-const n = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-
-export function chDigest(r: Record<string, unknown>): SpanDigest & { traceId: string } {
-  return {
-    traceId: String(r.trace_id),
-    spanId: String(r.span_id),
-    parentSpanId: s(r.parent_span_id),
-    name: String(r.name),
-    serviceName: s(r.service_name),
-    environment: s(r.environment),
-    statusCode: String(r.status_code),
-    startUs: Number(r.start_us),
-    endUs: Number(r.end_us),
-    ingestedAtUs: Number(r.ingested_at_us),
-    canonicalOperation: String(r.canonical_operation),
-    responseStatus: s(r.response_status),
-    outcome: s(r.outcome),
-    agentName: s(r.agent_name),
-    agentId: s(r.agent_id),
-    observationKey: s(r.observation_key),
-    sessionKey: s(r.session_key),
-    turnId: s(r.turn_id),
-    runStatus: s(r.run_status),
-    terminalReason: s(r.terminal_reason),
-    model: s(r.model),
-    provider: s(r.provider),
-    inputTokens: n(r.input_tokens),
-    outputTokens: n(r.output_tokens),
-    reportedCostNanos: n(r.reported_cost_nanos),
-    safetyCheck: r.safety_check === true || r.safety_check === 1 || r.safety_check === '1',
-  };
-}
 
 export function traceSummaryRow(projectId: string, t: TraceSummary, version: number | string, isDeleted = 0): Record<string, unknown> {
   return {
@@ -116,10 +79,10 @@ export async function refreshChSummaries(db: ChTelemetryDb, touched: Map<string,
     const all = [...ids];
     for (let off = 0; off < all.length; off += TRACES_PER_READ) {
       const part = all.slice(off, off + TRACES_PER_READ);
-      const rows = await db.client.query(`SELECT ${CH_DIGEST_COLUMNS} FROM spans WHERE project_id = {p:String} AND trace_id IN {t:Array(String)}`, { p: projectId, t: part });
+      const rows = await db.client.query(`SELECT ${DIGEST_COLUMNS} FROM spans WHERE project_id = {p:String} AND trace_id IN {t:Array(String)}`, { p: projectId, t: part });
       const states = new Map<string, { state: TraceState; copies: number }>();
       for (const r of rows) {
-        const d = chDigest(r);
+        const d = digestOfRecord(r);
         let e = states.get(d.traceId);
         if (!e) states.set(d.traceId, (e = { state: new TraceState(), copies: 0 }));
         e.state.add(d);

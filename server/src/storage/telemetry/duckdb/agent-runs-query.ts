@@ -30,31 +30,13 @@ import type {
   TurnRow,
 } from '../../../domains/agent-runs/store.js';
 import { Params, inList, num, numOrNull, query, strOrNull, toRunRow } from './agent-runs-sql.js';
+import { RUN_COLUMNS, STEP_COLUMNS, healthOf, toStepRow, usageOf, usageRow, type UsageTuple } from '../row-mappers.js';
+export { STEP_COLUMNS, healthOf, toStepRow } from '../row-mappers.js';
 import type { TelemetryDb } from './open.js';
-
-const RUN_COLUMNS =
-  'trace_id, root_span_id, agent_name, agent_id, observation_key, service_name, environment, session_key, turn_id, status, terminal_reason, start_us, end_us, step_count, error_steps, tool_calls, model_calls, safety_outcomes, safety_errors';
 
 /** The first window a page of runs is looked for in (1 hour), and past which it covers everything (a year). */
 const FIRST_WINDOW_US = 3_600_000_000;
 const MAX_WINDOW_US = 366 * 86_400_000_000;
-
-/** One usage group as stored: [provider, model, input tokens, output tokens, reported cost, calls]. */
-type UsageTuple = [string | null, string | null, number | null, number | null, number | null, number];
-
-const usageRow = ([provider, model, inputTokens, outputTokens, reportedCostNanos, steps]: UsageTuple): Omit<ModelUsageRow, 'traceId'> => ({
-  provider,
-  model,
-  inputTokens,
-  outputTokens,
-  reportedCostNanos,
-  steps,
-});
-
-/** A run summary's `usage` JSON (summaries-writer.ts) as usage rows. */
-function usageOf(json: string): Omit<ModelUsageRow, 'traceId'>[] {
-  return json === '[]' ? [] : (JSON.parse(json) as UsageTuple[]).map(usageRow);
-}
 
 /** The conditions of a run filter on `run_summaries` columns. */
 function runWhere(p: Params, f: RunFilter): string[] {
@@ -84,52 +66,6 @@ export async function byTrace(c: DuckDBConnection, table: 'trace_summaries' | 'r
 export async function ingestRange(c: DuckDBConnection, projectId: string, traceId: string): Promise<{ lo: number; hi: number } | null> {
   const r = await byTrace(c, 'trace_summaries', 'first_ingested_us AS lo, last_ingested_us AS hi', projectId, traceId);
   return r ? { lo: num(r.lo), hi: num(r.hi) } : null;
-}
-
-/** The `spans` columns a step reads (`toStepRow`). */
-export const STEP_COLUMNS = `span_id, parent_span_id, name, status_code, status_message, canonical_operation, response_status, outcome, start_us, end_us, tool_name, model, provider,
-  input_tokens, output_tokens, reported_cost_nanos, safety_check, memory_item_id, memory_store, memory_provenance, memory_trust_label, context_events, attributes`;
-
-export function toStepRow(r: Record<string, unknown>): StepRow {
-  return {
-    spanId: String(r.span_id),
-    parentSpanId: strOrNull(r.parent_span_id),
-    name: String(r.name),
-    statusCode: String(r.status_code),
-    statusMessage: strOrNull(r.status_message),
-    canonicalOperation: String(r.canonical_operation),
-    responseStatus: strOrNull(r.response_status),
-    outcome: strOrNull(r.outcome),
-    startUs: num(r.start_us),
-    endUs: num(r.end_us),
-    toolName: strOrNull(r.tool_name),
-    model: strOrNull(r.model),
-    provider: strOrNull(r.provider),
-    inputTokens: numOrNull(r.input_tokens),
-    outputTokens: numOrNull(r.output_tokens),
-    reportedCostNanos: numOrNull(r.reported_cost_nanos),
-    safetyCheck: r.safety_check === true,
-    memoryItemId: strOrNull(r.memory_item_id),
-    memoryStore: strOrNull(r.memory_store),
-    memoryProvenance: strOrNull(r.memory_provenance),
-    memoryTrustLabel: strOrNull(r.memory_trust_label),
-    contextEvents: num(r.context_events),
-    attributes: String(r.attributes),
-  };
-}
-
-/** Health rows from `(observation_key, status, n, last_start)` rows, one per key. */
-export function healthOf(rows: Record<string, unknown>[]): RunHealthRow[] {
-  const out = new Map<string, RunHealthRow>();
-  for (const r of rows) {
-    const key = String(r.observation_key);
-    const h = out.get(key) ?? { observationKey: key, runs: 0, byStatus: {}, lastStartUs: 0 };
-    h.runs += num(r.n);
-    if (r.status !== null && r.status !== undefined) h.byStatus[String(r.status)] = num(r.n);
-    h.lastStartUs = Math.max(h.lastStartUs, num(r.last_start));
-    out.set(key, h);
-  }
-  return [...out.values()];
 }
 
 export class DuckDbAgentRunsQuery implements AgentRunsStore {
@@ -207,13 +143,14 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
     return rows.flatMap((r) => usageOf(String(r.usage)).map((u) => ({ traceId: String(r.trace_id), ...u })));
   }
 
-  async sessionUsage(projectId: string, sessionKeys: string[]): Promise<Map<string, Omit<ModelUsageRow, 'traceId'>[]>> {
+  async sessionUsage(projectId: string, sessionKeys: string[], notBeforeUs?: number): Promise<Map<string, Omit<ModelUsageRow, 'traceId'>[]>> {
     const out = new Map<string, Omit<ModelUsageRow, 'traceId'>[]>();
     if (sessionKeys.length === 0) return out;
     const p = new Params();
+    const since = notBeforeUs !== undefined ? `AND start_us >= ${p.int(notBeforeUs)}` : '';
     // One JSON array per session: its runs' usage arrays joined (each run's groups are `[...]` items).
     const sql = `SELECT session_key, '[' || string_agg(usage, ',') || ']' AS usage FROM run_summaries
-      WHERE project_id = ${p.str(projectId)} AND session_key ${inList(p, sessionKeys)} AND model_calls > 0 GROUP BY session_key`;
+      WHERE project_id = ${p.str(projectId)} AND session_key ${inList(p, sessionKeys)} AND model_calls > 0 ${since} GROUP BY session_key`;
     for (const r of await this.db.read((c) => query(c, sql, p))) {
       const runs = JSON.parse(String(r.usage)) as UsageTuple[][];
       out.set(String(r.session_key), runs.flat().map(usageRow));
@@ -241,14 +178,33 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
     return rows.map(toStepRow);
   }
 
+  /**
+   * From `session_summaries`. With `notBeforeUs` (retention) a session is made of its runs that started at or
+   * after it: a session that started at or after it is its stored row; one that started before and ended at or
+   * after it (a run of it may have started since: the few sessions across the cut-off) is recomputed from those
+   * runs, as the summary upkeep computes it (recomputeSessions); any other session has no such run.
+   */
   async sessions(filter: SessionFilter, opts: { after?: KeyPosition; limit?: number }): Promise<SessionRow[]> {
     const p = new Params();
-    const where = [`project_id = ${p.str(filter.projectId)}`];
+    const project = p.str(filter.projectId);
+    const where = [`project_id = ${project}`];
     if (filter.sessionKeys) where.push(`session_key ${inList(p, filter.sessionKeys)}`);
     if (filter.sinceUs !== undefined) where.push(`start_us >= ${p.int(filter.sinceUs)}`);
     if (filter.untilUs !== undefined) where.push(`start_us <= ${p.int(filter.untilUs)}`);
     if (opts.after) where.push(`(start_us, session_key) < (${p.int(opts.after.startUs)}, ${p.str(opts.after.key)})`);
-    const sql = `SELECT session_key, run_count, turn_count, start_us, end_us FROM session_summaries WHERE ${where.join(' AND ')}
+    let from = 'session_summaries';
+    if (filter.notBeforeUs !== undefined) {
+      const nb = p.int(filter.notBeforeUs);
+      from = `(
+        SELECT session_key, run_count, turn_count, start_us, end_us FROM session_summaries WHERE project_id = ${project} AND start_us >= ${nb}
+        UNION ALL
+        SELECT session_key, count(*) AS run_count, count(DISTINCT turn_id) AS turn_count, min(start_us) AS start_us, max(end_us) AS end_us
+        FROM run_summaries WHERE project_id = ${project} AND start_us >= ${nb} AND session_key IN (
+          SELECT session_key FROM session_summaries WHERE project_id = ${project} AND start_us < ${nb} AND end_us >= ${nb})
+        GROUP BY session_key) AS s`;
+      where[0] = 'true';
+    }
+    const sql = `SELECT session_key, run_count, turn_count, start_us, end_us FROM ${from} WHERE ${where.join(' AND ')}
       ORDER BY start_us DESC, session_key DESC ${opts.limit !== undefined ? `LIMIT ${p.int(opts.limit)}` : ''}`;
     const rows = await this.db.read((c) => query(c, sql, p));
     return rows.map((r) => ({
@@ -260,15 +216,16 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
     }));
   }
 
-  async turns(projectId: string, sessionKey: string, opts: { after?: KeyPosition; limit: number }): Promise<TurnRow[]> {
+  async turns(projectId: string, sessionKey: string, opts: { after?: KeyPosition; limit: number; notBeforeUs?: number }): Promise<TurnRow[]> {
     const p = new Params();
     const project = p.str(projectId);
     const key = p.str(sessionKey);
     const after = opts.after ? `WHERE (start_us, turn_id) < (${p.int(opts.after.startUs)}, ${p.str(opts.after.key)})` : '';
+    const since = opts.notBeforeUs !== undefined ? `AND start_us >= ${p.int(opts.notBeforeUs)}` : '';
     const sql = `
       WITH t AS (
         SELECT turn_id, count(*) AS run_count, min(start_us) AS start_us, max(end_us) AS end_us
-        FROM run_summaries WHERE project_id = ${project} AND session_key = ${key} AND turn_id IS NOT NULL GROUP BY turn_id
+        FROM run_summaries WHERE project_id = ${project} AND session_key = ${key} AND turn_id IS NOT NULL ${since} GROUP BY turn_id
       )
       SELECT * FROM t ${after} ORDER BY start_us DESC, turn_id DESC LIMIT ${p.int(opts.limit)}`;
     const rows = await this.db.read((c) => query(c, sql, p));

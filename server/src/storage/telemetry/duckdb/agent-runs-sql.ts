@@ -7,6 +7,7 @@ import { BIGINT, LIST, listValue, VARCHAR, type DuckDBConnection, type DuckDBTyp
 import { MODEL_OPERATIONS, OP, RUN_STATUSES } from '../../../domains/agent-runs/model.js';
 import type { RunFilter, RunRow } from '../../../domains/agent-runs/store.js';
 import { readAll } from './statements.js';
+import { num } from '../row-mappers.js';
 
 
 /** A code constant as an SQL literal (never user text). */
@@ -61,9 +62,7 @@ export async function query(c: DuckDBConnection, sql: string, p: Params): Promis
   return rows;
 }
 
-export const num = (v: unknown): number => Number(v as bigint | number);
-export const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v as bigint | number));
-export const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+export { num, numOrNull, strOrNull } from '../row-mappers.js';
 
 /** `IN (SELECT unnest($list))` for a bound list. */
 export const inList = (p: Params, xs: readonly string[]) => `IN (SELECT unnest(${p.strs(xs)}))`;
@@ -233,26 +232,4 @@ export function runConditions(p: Params, f: RunFilter): { narrow: string[]; wher
   return { narrow, where };
 }
 
-export function toRunRow(r: Record<string, unknown>): RunRow {
-  return {
-    traceId: String(r.trace_id),
-    rootSpanId: String(r.root_span_id),
-    agentName: strOrNull(r.agent_name),
-    agentId: strOrNull(r.agent_id),
-    observationKey: strOrNull(r.observation_key),
-    serviceName: strOrNull(r.service_name),
-    environment: strOrNull(r.environment),
-    sessionKey: strOrNull(r.session_key),
-    turnId: strOrNull(r.turn_id),
-    status: strOrNull(r.status),
-    terminalReason: strOrNull(r.terminal_reason),
-    startUs: num(r.start_us),
-    endUs: num(r.end_us),
-    stepCount: num(r.step_count),
-    errorSteps: num(r.error_steps),
-    toolCalls: num(r.tool_calls),
-    modelCalls: num(r.model_calls),
-    safetyStepsWithOutcome: num(r.safety_outcomes),
-    safetyErrorSteps: num(r.safety_errors),
-  };
-}
+export { toRunRow } from '../row-mappers.js';

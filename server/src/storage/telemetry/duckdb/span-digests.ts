@@ -7,9 +7,8 @@ import type { SpanDigest } from '../../../domains/agent-runs/summary.js';
 import { numOrNull, strOrNull } from './agent-runs-sql.js';
 import type { SpanRow } from '../../../domains/traces/rows.js';
 
-/** The `spans` columns a digest reads, in `digestOf` order. */
-export const DIGEST_COLUMNS =
-  'trace_id, span_id, parent_span_id, name, service_name, environment, status_code, start_us, end_us, ingested_at_us, canonical_operation, response_status, outcome, agent_name, agent_id, observation_key, session_key, turn_id, run_status, terminal_reason, model, provider, input_tokens, output_tokens, reported_cost_nanos, safety_check';
+/** The `spans` columns a digest reads, in `digestsOf` order. */
+export { DIGEST_COLUMNS } from '../row-mappers.js';
 
 /** Digests of rows read with DIGEST_COLUMNS, column by column (one chunk's columns). */
 export function digestsOf(columns: readonly (readonly unknown[])[], rowCount: number): (SpanDigest & { traceId: string })[] {
