@@ -18,10 +18,16 @@ export function pct(sorted: number[], p: number) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+/** What every table's title ends with (the engine that ran: bench/engine.ts); empty when unset. */
+let titleSuffix = '';
+export function setTableSuffix(suffix: string) {
+  titleSuffix = suffix;
+}
+
 export function table(title: string, header: string[], rows: (string | number)[][]) {
   const all = [header, ...rows.map((r) => r.map(String))];
   const w = header.map((_, i) => Math.max(...all.map((r) => r[i].length)));
-  console.log(`\n${title}`);
+  console.log(`\n${title}${titleSuffix ? ` [${titleSuffix}]` : ''}`);
   for (const [i, r] of all.entries()) {
     console.log(r.map((c, j) => c.padEnd(w[j])).join('  '));
     if (i === 0) console.log(w.map((n) => '-'.repeat(n)).join('  '));

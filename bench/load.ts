@@ -16,10 +16,17 @@
  *   10 GET /agent-runs/{id}/graph, 8 GET /traces/{id}, 8 GET /traces?limit=20&since=1h, 12 GET /logs?limit=50&since=1h.
  * Each client sends one request at a time over Node's fetch (undici: keep-alive, a connection per client).
  * Reported: requests/s overall, p50/p99 and errors per route, errors by status, server RSS and CPU every 5 s.
+ *
+ * `--engine clickhouse` (bench/engine.ts): the server runs as a scaled-out node does, control data in a throwaway
+ * PostgreSQL schema and telemetry in a ClickHouse database of its own (server-process.ts scaleOutEnv; both
+ * dropped at the end). With the bench's own clickhouse-local, that process's CPU and RSS are reported beside the
+ * server's (the engine's work is done there, not in the server process).
  */
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
-import { pct, table } from './lib.js';
+import { dropScaleOut, scaleOutEnv } from '../server/src/testing/server-process.js';
+import { pct, setTableSuffix, table } from './lib.js';
+import { dropDatabase, loadLine, type ChEndpoint } from './engine.js';
 import { KEY, loadAvg, machine, PROJECT, procStat, startOurs, tempDir } from './peer-proc.js';
 import { SESSIONS, traceIdOf, tracesBody, type Layout } from './agent-reads.js';
 
@@ -76,16 +83,25 @@ interface Op {
   request: (n: number) => { method: 'GET' | 'POST'; path: string; body?: Uint8Array | string; type?: string };
 }
 
-export async function benchLoad(opts: { clients: number; seconds: number; seedRuns?: number; profile?: boolean; perRoute?: boolean }): Promise<void> {
+export async function benchLoad(opts: { clients: number; seconds: number; seedRuns?: number; profile?: boolean; perRoute?: boolean; clickhouse?: ChEndpoint }): Promise<void> {
   const SEED_RUNS = opts.seedRuns ?? 5_000;
   const seedSpanMs = SEED_RUNS > 5_000 ? 24 * HOUR : HOUR;
-  console.log(`\nload: ${machine()}; ${opts.clients} clients for ${opts.seconds} s over ${SEED_RUNS.toLocaleString('en-US')} seeded runs; load average (1 min) at start ${loadAvg()}`);
+  const ch = opts.clickhouse;
+  const engine = ch ? `PostgreSQL + ${ch.label}` : 'SQLite + DuckDB (embedded)';
+  console.log(`\nload: ${machine()}; ${opts.clients} clients for ${opts.seconds} s over ${SEED_RUNS.toLocaleString('en-US')} seeded runs; engine ${engine}; ${loadLine()} at start`);
   const dir = tempDir('svc-load-');
   // --profile: the server runs under node --cpu-prof; the profile (seeding included) stays in a temp dir.
   const profDir = opts.profile ? tempDir('svc-load-prof-') : undefined;
+  // ClickHouse: control data in a PostgreSQL schema, telemetry in a ClickHouse database, both of this data dir's own.
+  const scaledOut = ch ? { ...(await scaleOutEnv(dir, ch.url)), ...ch.env } : {};
+  if (ch) setTableSuffix(`engine: ${engine}, database ${scaledOut.SVC_CLICKHOUSE_DATABASE}; control: PostgreSQL schema ${scaledOut.SVC_CLICKHOUSE_DATABASE}`);
+  else setTableSuffix(`engine: ${engine}`);
+  // The clickhouse-local process (when the bench started one): its CPU and RSS are reported beside the server's.
+  const chPid = ch?.pid;
   // SVC_DUCKDB_* of the bench's environment reach the server (startOurs passes them; to compare settings).
-  const server = await startOurs(dir, {}, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
+  let ourServer: Awaited<ReturnType<typeof startOurs>> | undefined;
   try {
+    const server = (ourServer = await startOurs(dir, scaledOut, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []));
     const now = Date.now();
     const api = (p: string) => `${p}${p.includes('?') ? '&' : '?'}project_id=${PROJECT}`;
     const post = async (p: string, body: Uint8Array) => {
@@ -102,6 +118,8 @@ export async function benchLoad(opts: { clients: number; seconds: number; seedRu
     await Promise.all(Array.from({ length: 4 }, async () => {
       for (let i = starts.shift(); i !== undefined; i = starts.shift()) await post('/v1/traces', tracesBody(seed, i, Math.min(SEED_RUNS, i + 500)));
     }));
+    const seedSecs = (performance.now() - t0) / 1000;
+    console.log(`load: seeded ${(SEED_RUNS * 10).toLocaleString('en-US')} spans (${SEED_RUNS.toLocaleString('en-US')} runs, 5,000 spans a request, 4 in flight, encoding included) in ${seedSecs.toFixed(1)} s: ${Math.round((SEED_RUNS * 10) / seedSecs).toLocaleString('en-US')} spans/s; ${loadLine()}`);
     for (let k = 0; k < 20; k++) await post('/v1/logs', logsBody(now - HOUR + k * 180_000, 1_000, k));
     await post('/v1/metrics', metricsBody(now, 6_000));
     // New runs continue the seed's run numbers (fresh trace ids), a few ms apart from now on.
@@ -109,7 +127,7 @@ export async function benchLoad(opts: { clients: number; seconds: number; seedRu
     const tracePool = Array.from({ length: TRACE_POOL }, (_, k) => tracesBody(live, SEED_RUNS + k * RUNS_PER_BODY, SEED_RUNS + (k + 1) * RUNS_PER_BODY));
     const metricPool = Array.from({ length: METRIC_POOL }, (_, k) => metricsBody(now + k * 60_000, 1_000));
     const logPool = Array.from({ length: LOG_POOL }, (_, k) => logsBody(now + k * 10_000, 100, 100 + k));
-    console.log(`load: seeded and encoded in ${((performance.now() - t0) / 1000).toFixed(1)} s (not counted)`);
+    console.log(`load: seeded and encoded in ${((performance.now() - t0) / 1000).toFixed(1)} s (not counted); ${loadLine()}`);
 
     const runId = (n: number) => Buffer.from(traceIdOf((n * 7919) % SEED_RUNS)).toString('hex');
     const aggregate = JSON.stringify({ metric_name: 'load_gauge', step: '5m', aggregation: 'avg', group_by: ['g'], time_range: { start: new Date(now - HOUR).toISOString(), end: new Date(now + HOUR).toISOString() } });
@@ -143,6 +161,7 @@ export async function benchLoad(opts: { clients: number; seconds: number; seedRu
         const n = 20;
         const walls: number[] = [];
         const cpu0 = procStat(server.pid).cpuSecs;
+        const chCpu0 = chPid ? procStat(chPid).cpuSecs : 0;
         for (let k = 0; k < n; k++) {
           const r = o.request(1000 + i * 100 + k);
           const t = performance.now();
@@ -151,10 +170,11 @@ export async function benchLoad(opts: { clients: number; seconds: number; seedRu
           walls.push(performance.now() - t);
         }
         const cpuMs = ((procStat(server.pid).cpuSecs - cpu0) * 1000) / n;
+        const chCpuMs = chPid ? ((procStat(chPid).cpuSecs - chCpu0) * 1000) / n : undefined;
         walls.sort((a, b) => a - b);
-        costRows.push([o.label, pct(walls, 50).toFixed(1), cpuMs.toFixed(1)]);
+        costRows.push([o.label, pct(walls, 50).toFixed(1), cpuMs.toFixed(1), ...(chCpuMs === undefined ? [] : [chCpuMs.toFixed(1)])]);
       }
-      table(`Each route alone, 20 requests one at a time (load average ${loadAvg()})`, ['route', 'p50 ms', 'server CPU ms/request'], costRows);
+      table(`Each route alone, 20 requests one at a time (load average ${loadAvg()})`, ['route', 'p50 ms', 'server CPU ms/request', ...(chPid ? ['clickhouse-local CPU ms/request'] : [])], costRows);
     }
 
     // ---- the run
@@ -164,15 +184,26 @@ export async function benchLoad(opts: { clients: number; seconds: number; seedRu
     const rss: (string | number)[][] = [];
     let done = 0;
     let lastCpu = procStat(server.pid).cpuSecs;
+    let lastChCpu = chPid ? procStat(chPid).cpuSecs : 0;
     let lastDone = 0;
     const started = performance.now();
     const deadline = started + opts.seconds * 1000;
+    let lastAt = performance.now();
     const sample = () => {
       const s = procStat(server.pid);
-      const secs = (performance.now() - started) / 1000;
-      rss.push([secs.toFixed(0), s.rssMiB.toFixed(0), `${(((s.cpuSecs - lastCpu) / 5) * 100).toFixed(0)} %`, Math.round((done - lastDone) / 5), loadAvg()]);
+      const at = performance.now();
+      const secs = (at - started) / 1000;
+      const span = (at - lastAt) / 1000;
+      const chCols: string[] = [];
+      if (chPid) {
+        const c = procStat(chPid);
+        chCols.push(c.rssMiB.toFixed(0), `${(((c.cpuSecs - lastChCpu) / span) * 100).toFixed(0)} %`);
+        lastChCpu = c.cpuSecs;
+      }
+      rss.push([secs.toFixed(0), s.rssMiB.toFixed(0), `${(((s.cpuSecs - lastCpu) / span) * 100).toFixed(0)} %`, ...chCols, Math.round((done - lastDone) / span), loadAvg()]);
       lastCpu = s.cpuSecs;
       lastDone = done;
+      lastAt = at;
     };
     const timer = setInterval(sample, 5_000);
     await Promise.all(
@@ -227,9 +258,18 @@ export async function benchLoad(opts: { clients: number; seconds: number; seedRu
       rows,
     );
     console.log(`errors by status: ${[...byStatus].map(([s, k]) => `${s}: ${k}`).join(', ') || 'none'}`);
-    table('Server every 5 s (RSS, CPU of its process over the last 5 s, requests completed per second, load average)', ['s', 'RSS MiB', 'CPU', 'req/s', 'load'], rss);
+    table(
+      `Server every 5 s (RSS, CPU of its process over the last 5 s${chPid ? ', the same of the clickhouse-local process' : ''}, requests completed per second, load average)`,
+      ['s', 'RSS MiB', 'CPU', ...(chPid ? ['CH RSS MiB', 'CH CPU'] : []), 'req/s', 'load'],
+      rss,
+    );
   } finally {
-    await server.stop().catch((e) => console.error(String(e)));
+    await ourServer?.stop().catch((e) => console.error(String(e)));
+    if (ch) {
+      // The PostgreSQL schema and the ClickHouse database (dropScaleOut's drop is a plain HTTP call; a real server with credentials needs the client's).
+      await dropScaleOut(dir, ch.url).catch((e) => console.error(`load: could not drop the scale-out schema: ${String(e)}`));
+      if (scaledOut.SVC_CLICKHOUSE_DATABASE) await dropDatabase(ch, scaledOut.SVC_CLICKHOUSE_DATABASE).catch((e) => console.error(`load: could not drop the ClickHouse database: ${String(e)}`));
+    }
     fs.rmSync(dir, { recursive: true, force: true });
     if (profDir) console.log(`CPU profile of the server in ${profDir} (npx tsx bench/cpuprofile-summary.ts FILE --top=30)`);
   }

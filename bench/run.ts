@@ -8,19 +8,23 @@
  * (bench/load.ts); neither runs by default.
  * Runs the real app (file-backed SQLite + DuckDB in a temp dir) on a loopback port; the client is
  * in the same process, so the ingest figure includes the client's share of the 2 cores.
+ * `--engine clickhouse` (default `duckdb`) runs the same on the ClickHouse engine (bench/engine.ts): every table's
+ * title names the engine; the load average is printed at the start and the end.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { buildApp } from '../server/src/app.js';
-import { loadConfig } from '../server/src/config.js';
+import { loadConfig, type Config } from '../server/src/config.js';
+import type { ControlStore } from '../server/src/storage/control/stores.js';
+import type { TelemetryEngine } from '../server/src/storage/telemetry/engine.js';
 import { withKeyHashSecret } from '../server/src/lib/keyed-hash.js';
 import { buildContext } from '../server/src/context.js';
 import { bootstrap } from '../server/src/domains/organizations/bootstrap.js';
 import { openStores } from '../server/src/stores.js';
-import { DuckDbTelemetry } from '../server/src/storage/telemetry/duckdb/engine.js';
-import { ingestRun, otlpPoster, pct, perSecond, table } from './lib.js';
+import { ingestRun, otlpPoster, pct, perSecond, setTableSuffix, table } from './lib.js';
+import { benchDatabase, clickHouseEndpoint, dropDatabase, engineArg, engineLabel, loadLine, seedMetricPoints, UsageError, type ChEndpoint, type EngineName } from './engine.js';
 import { benchAgentReads } from './agent-reads.js';
 import { benchSpans } from './spans.js';
 import { benchContainment } from './containment.js';
@@ -35,9 +39,23 @@ const ExportReq = root.opentelemetry.proto.collector.metrics.v1.ExportMetricsSer
 const SERIES = 1000;
 const quick = process.argv.includes('--quick');
 const SECTIONS = ['ingest', 'query', 'spans', 'agent', 'containment', 'evals', 'peer', 'load'] as const;
+const USAGE = `usage: npm run bench -- [--engine duckdb|clickhouse] [--quick] [--only=${SECTIONS.join('|')}] [--peer | --load ...]`;
+function usageError(message: string): never {
+  console.error(`${message}\n${USAGE}`);
+  process.exit(2);
+}
+let engine: EngineName;
+try {
+  engine = engineArg(process.argv);
+} catch (e) {
+  if (e instanceof UsageError) usageError(e.message);
+  throw e;
+}
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
-if (only !== undefined && !(SECTIONS as readonly string[]).includes(only)) throw new Error(`--only must be one of ${SECTIONS.join(', ')}`);
+if (only !== undefined && !(SECTIONS as readonly string[]).includes(only)) usageError(`--only must be one of ${SECTIONS.join(', ')}`);
 const separate = process.argv.includes('--peer') ? 'peer' : process.argv.includes('--load') ? 'load' : only === 'peer' || only === 'load' ? only : undefined;
+// --peer compares the embedded store's file and WAL with VictoriaMetrics' data dir (bench/peer.ts): DuckDB only.
+if (separate === 'peer' && engine !== 'duckdb') usageError('--peer measures the embedded engine (its file on disk, its CHECKPOINT): run it with --engine duckdb');
 const wants = (section: (typeof SECTIONS)[number]) => only === undefined || only === section;
 const numArg = (name: string, fallback: number) => {
   const raw = process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -74,14 +92,40 @@ function otlpBody(points: number, seq: number): Uint8Array {
 }
 
 async function main() {
+  console.log(`bench: engine ${engine}; ${loadLine()} at the start`);
+  // --engine clickhouse: SVC_CLICKHOUSE_URL, else a clickhouse-local of the bench's own (stopped at the end).
+  const endpoint = engine === 'clickhouse' ? await clickHouseEndpoint() : undefined;
+  try {
+    await runBenchmarks(endpoint);
+  } finally {
+    await endpoint?.stop();
+    console.log(`\nbench: engine ${engine}; ${loadLine()} at the end`);
+  }
+}
+
+async function runBenchmarks(endpoint: ChEndpoint | undefined) {
   // The separate-process benchmarks start their own servers.
+  if (separate === 'peer') setTableSuffix('engine: DuckDB (embedded)');
   if (separate === 'peer') return benchPeer({ repeats: numArg('repeats', quick ? 1 : 3), profile: process.argv.includes('--profile'), inspect: process.argv.includes('--inspect') });
-  if (separate === 'load') return benchLoad({ clients: numArg('clients', 200), seconds: numArg('seconds', quick ? 15 : 60), seedRuns: numArg('seed-runs', 5_000), profile: process.argv.includes('--profile'), perRoute: process.argv.includes('--per-route') });
+  if (separate === 'load') return benchLoad({ clients: numArg('clients', 200), seconds: numArg('seconds', quick ? 15 : 60), seedRuns: numArg('seed-runs', 5_000), profile: process.argv.includes('--profile'), perRoute: process.argv.includes('--per-route'), clickhouse: endpoint });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
-  const config = await withKeyHashSecret(loadConfig({ SVC_DATA_DIR: dir, SVC_LOG_LEVEL: 'silent', SVC_OTLP_BODY_LIMIT_BYTES: String(256 * 1024 * 1024) }));
+  // On ClickHouse: a database of this run's own; control data stays in the temp dir's SQLite, as with DuckDB.
+  const database = endpoint ? benchDatabase('inproc') : undefined;
+  const chEnv: Record<string, string> = endpoint ? { ...endpoint.env, SVC_CLICKHOUSE_URL: endpoint.url, SVC_CLICKHOUSE_DATABASE: database! } : {};
+  const config = await withKeyHashSecret(loadConfig({ SVC_DATA_DIR: dir, SVC_LOG_LEVEL: 'silent', SVC_OTLP_BODY_LIMIT_BYTES: String(256 * 1024 * 1024), ...chEnv }));
   const { control, telemetry } = await openStores(config);
-  if (!(telemetry instanceof DuckDbTelemetry)) throw new Error('the in-process benchmarks seed the embedded engine (unset SVC_CLICKHOUSE_URL)');
-  const duck = telemetry.db;
+  try {
+    await inProcess(control, telemetry, config, endpoint);
+  } finally {
+    await telemetry.close();
+    await control.close();
+    if (endpoint && database) await dropDatabase(endpoint, database).catch((e) => console.error(`bench: could not drop ClickHouse database ${database}: ${String(e)}`));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function inProcess(control: ControlStore, telemetry: TelemetryEngine, config: Config & { keyHashSecret: Buffer }, endpoint: ChEndpoint | undefined) {
+  setTableSuffix(`${engineLabel(telemetry, endpoint)}; control: ${control.dialect}`);
   const ctx = buildContext({ config, control, telemetry });
   const init = await bootstrap(control, ctx.audit, ctx.clock, ctx.ids, {}, ctx.keyHash);
   const app = await buildApp(ctx, { logger: false });
@@ -108,7 +152,7 @@ async function main() {
   if (ingestRows.length)
     table('OTLP protobuf ingest (1,000 series, after 10 warm-up requests; every 2xx is committed)', ['points/request', 'in flight', 'requests', 'points/s', 'p50 ms', 'p99 ms'], ingestRows);
 
-  // Aggregate latency over 1M and 10M points loaded straight into DuckDB.
+  // Aggregate latency over 1M and 10M points loaded straight into the engine (its own SQL: bench/engine.ts).
   const queryRows: (string | number)[][] = [];
   const sizes = !wants('query') ? [] : quick ? [1_000_000] : [1_000_000, 10_000_000];
   for (const total of sizes) {
@@ -117,14 +161,7 @@ async function main() {
     const stepMs = 60_000;
     const end = Math.floor(Date.now() / stepMs) * stepMs;
     const start = end - perSeries * stepMs;
-    await duck.writer.run(`
-      INSERT INTO metric_series
-      SELECT '${projectId}', s, 'bench.latency', 'gauge', 'bench', 'prod', '{"host":"host-' || s || '","region":"r' || (s % 10) || '"}'
-      FROM range(${SERIES}) t(s)`);
-    await duck.writer.run(`
-      INSERT INTO metric_points (project_id, name, series_id, ts, value)
-      SELECT '${projectId}', 'bench.latency', s, ${start} + i * ${stepMs}, random() * 100
-      FROM range(${SERIES}) a(s), range(${perSeries}) b(i)`);
+    await seedMetricPoints(telemetry, { projectId, name: 'bench.latency', series: SERIES, perSeries, startMs: start, stepMs });
     const queries = [
       { label: 'avg by 1h, group by region', body: { metric_name: 'bench.latency', step: '1h', aggregation: 'avg', group_by: ['region'], time_range: { start: new Date(Math.max(start, end - 480 * 3_600_000)).toISOString(), end: new Date(end).toISOString() } } },
       { label: 'p95 by 5m', body: { metric_name: 'bench.latency', step: '5m', aggregation: 'p95', time_range: { start: new Date(Math.max(start, end - 24 * 3_600_000)).toISOString(), end: new Date(end).toISOString() } } },
@@ -149,7 +186,7 @@ async function main() {
 
   if (wants('agent')) {
     const projectId = (await ctx.projects.create((await ctx.apiKeys.authenticate(key))!, { name: 'bench-agent' })).id;
-    await benchAgentReads({ app, telemetry: duck, address, key, projectId, quick });
+    await benchAgentReads({ app, telemetry, address, key, projectId, quick });
   }
 
   if (wants('containment')) await benchContainment({ ctx, address, projectId: init.projectId, otlpBody, quick });
@@ -160,9 +197,6 @@ async function main() {
   }
 
   await app.close();
-  await telemetry.close();
-  await control.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 }
 
 main().catch((e) => {

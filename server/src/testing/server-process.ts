@@ -77,12 +77,11 @@ const scaleOutName = (dataDir: string) => `e2e_${createHash('sha256').update(pat
 /**
  * The end-to-end run on PostgreSQL + ClickHouse (SVC_TEST_TELEMETRY=clickhouse): a server started on a data
  * dir keeps its control data in a PostgreSQL schema and its telemetry in a ClickHouse database of that data
- * dir's own (the same on a restart), on the test run's endpoints.
+ * dir's own (the same on a restart), on the test run's endpoints. `clickhouseUrl` given (the benchmarks, outside
+ * vitest): that endpoint instead of the test run's; PostgreSQL is TEST_DATABASE_URL or the local server either way.
  */
-async function scaleOutEnv(dataDir: string): Promise<Record<string, string>> {
-  const { inject } = await import('vitest');
-  const url = inject('clickhouseUrl');
-  if (!url) throw new Error(`no ClickHouse endpoint for the end-to-end tests: ${inject('clickhouseProblem') || 'unknown reason'}`);
+export async function scaleOutEnv(dataDir: string, clickhouseUrl?: string): Promise<Record<string, string>> {
+  const url = clickhouseUrl ?? (await testClickHouseUrl());
   const name = scaleOutName(dataDir);
   const pgUrl = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
   const pg = (await import('pg')).default;
@@ -97,9 +96,20 @@ async function scaleOutEnv(dataDir: string): Promise<Record<string, string>> {
   return { DATABASE_URL: `${pgUrl}${sep}options=${encodeURIComponent(`-c search_path=${name}`)}`, SVC_CLICKHOUSE_URL: url, SVC_CLICKHOUSE_DATABASE: name };
 }
 
-/** Drops what scaleOutEnv made for a data dir (nothing when the run is embedded). */
-async function dropScaleOut(dataDir: string): Promise<void> {
-  if (process.env.SVC_TEST_TELEMETRY !== 'clickhouse') return;
+/** The test run's ClickHouse endpoint (test/global-setup.ts); vitest is imported only here, so the benchmarks can use this file. */
+async function testClickHouseUrl(): Promise<string> {
+  const { inject } = await import('vitest');
+  const url = inject('clickhouseUrl');
+  if (!url) throw new Error(`no ClickHouse endpoint for the end-to-end tests: ${inject('clickhouseProblem') || 'unknown reason'}`);
+  return url;
+}
+
+/**
+ * Drops what scaleOutEnv made for a data dir (nothing when the run is embedded and no `clickhouseUrl` is given;
+ * with one: on that endpoint, as scaleOutEnv's).
+ */
+export async function dropScaleOut(dataDir: string, clickhouseUrl?: string): Promise<void> {
+  if (clickhouseUrl === undefined && process.env.SVC_TEST_TELEMETRY !== 'clickhouse') return;
   const name = scaleOutName(dataDir);
   const pg = (await import('pg')).default;
   const c = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres' });
@@ -109,8 +119,8 @@ async function dropScaleOut(dataDir: string): Promise<void> {
   } finally {
     await c.end();
   }
-  const { inject } = await import('vitest');
-  await fetch(`${inject('clickhouseUrl')}/?query=${encodeURIComponent(`DROP DATABASE IF EXISTS ${name}`)}`, { method: 'POST' }).catch(() => undefined);
+  const url = clickhouseUrl ?? (await import('vitest')).inject('clickhouseUrl');
+  await fetch(`${url}/?query=${encodeURIComponent(`DROP DATABASE IF EXISTS ${name}`)}`, { method: 'POST' }).catch(() => undefined);
 }
 
 /** The end of an end-to-end file: the server stopped gracefully (if it started) and its data dir removed. */
