@@ -19,6 +19,9 @@ const CLICKHOUSE_SUITES = [
   'server/src/domains/quarantines/**/*.test.ts',
   'server/src/domains/evaluations/datasets/**/*.test.ts',
   'server/src/domains/evaluations/scoring/**/*.test.ts',
+  // Retention windows: every read hides what is older, the sweep deletes it (docs/retention.md).
+  'server/src/domains/telemetry-retention/reads.test.ts',
+  'server/src/domains/telemetry-retention/sweep.test.ts',
   'server/src/http/time.test.ts',
   'server/src/ingest/otlp/*.test.ts',
   'server/src/ingest/otlp/frameworks/*.test.ts',

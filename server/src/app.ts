@@ -37,6 +37,7 @@ import { llmCallRoutes } from './domains/llm/calls-routes.js';
 import { llmRoutes } from './domains/llm/routes.js';
 import { quarantineRoutes } from './domains/quarantines/routes.js';
 import { contentPolicyRoutes } from './domains/content-policy/routes.js';
+import { telemetryRetentionRoutes } from './domains/telemetry-retention/routes.js';
 import { contentErasureRoutes } from './domains/content-erasure/routes.js';
 import { fleetRoutes } from './domains/fleet/routes.js';
 import { assetRoutes } from './domains/assets/routes.js';
@@ -135,6 +136,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
         async () => app.swagger(),
       );
       projectRoutes(api, ctx);
+      telemetryRetentionRoutes(api, ctx);
       metricsRoutes(api, ctx);
       tracesRoutes(api, ctx);
       logsRoutes(api, ctx);

@@ -42,6 +42,8 @@ export interface Config {
   jobs: JobSettings;
   /** Seconds a process caches a project's content policy (SVC_CONTENT_POLICY_TTL_SECONDS, 0 to 30, default 30; docs/content-policy.md). */
   contentPolicyTtlSeconds: number;
+  /** Seconds a process caches a project's telemetry retention windows (SVC_RETENTION_TTL_SECONDS, 0 to 30, default 30; docs/retention.md). */
+  retentionTtlSeconds: number;
   /** The model judge of evaluations (SVC_JUDGE_*; docs/evaluations.md). */
   judge: JudgeSettings;
   /**
@@ -237,6 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyHashSecret: keyHashSecret(env),
     jobs: jobSettings(env),
     contentPolicyTtlSeconds: intVar(env, 'SVC_CONTENT_POLICY_TTL_SECONDS', 30, 0, 30),
+    retentionTtlSeconds: intVar(env, 'SVC_RETENTION_TTL_SECONDS', 30, 0, 30),
     judge: judgeSettings(env),
     evaluationSampling: {
       everySeconds: intVar(env, 'SVC_EVAL_SAMPLING_INTERVAL_SECONDS', 60, 5, 86_400),

@@ -67,6 +67,9 @@ import { DatasetService } from './domains/evaluations/datasets/service.js';
 // Evaluations: experiments over dataset versions (docs/evaluations-experiments.md)
 import { ExperimentService } from './domains/evaluations/experiments/service.js';
 import { caseFacts, type DatasetCase } from './domains/evaluations/datasets/case.js';
+// Telemetry retention per project and signal (docs/retention.md)
+import { TelemetryRetentionService } from './domains/telemetry-retention/service.js';
+import { retainedReads, type TelemetryReads } from './domains/telemetry-retention/reads.js';
 
 export interface AppContext {
   config: Config;
@@ -75,6 +78,10 @@ export interface AppContext {
   control: ControlStore;
   /** The telemetry engine (embedded DuckDB or ClickHouse): every telemetry port of the domains. */
   telemetry: TelemetryEngine;
+  /** The engine's read ports with the retention windows applied: every domain reads telemetry through these (docs/retention.md). */
+  telemetryReads: TelemetryReads;
+  /** Telemetry retention windows per project and signal (`/projects/{projectId}/retention`), the cut-off of every read, the sweep. */
+  telemetryRetention: TelemetryRetentionService;
   /** HMAC under the server secret: API-key hashes and request fingerprints. */
   keyHash: KeyedHash;
   audit: AuditService;
@@ -190,6 +197,11 @@ export function buildContext(opts: {
   projects.onDelete(async (p) => contentPolicy.forgetProject(p.id));
   const telemetry = opts.telemetry;
   projects.onDelete((p) => telemetry.deleteProject(p.id));
+  // Retention windows: every read below goes through `reads`, which leaves out what is older than a window;
+  // the hourly sweep deletes it (docs/retention.md). A deleted project's windows go with it.
+  const telemetryRetention = new TelemetryRetentionService(opts.control, projects, audit, clock, opts.config.retentionTtlSeconds);
+  projects.onDelete(async (p) => telemetryRetention.forgetProject(p.id));
+  const reads = retainedReads(telemetry, telemetryRetention);
   const members = new MemberService(opts.control, audit, clock);
   const sessions = new SessionService(opts.control, members, audit, clock, ids);
   // Removing a member ends their browser sessions in that organization at once.
@@ -206,8 +218,8 @@ export function buildContext(opts: {
   const llmPricing = new LlmPricingService(opts.control, clock);
   // A deleted project's model prices go with it.
   projects.onDelete(async (p) => llmPricing.forgetProject(p.id));
-  const logsQuery = telemetry.logs;
-  const agentRunsQuery = telemetry.agentRuns;
+  const logsQuery = reads.logs;
+  const agentRunsQuery = reads.agentRuns;
   const logTail = new LogTailService(logsQuery, new CredentialRechecker(apiKeys, sessions, members, opts.control, clock, agentConnections));
   const agentRuns = new AgentRunsService(agentRunsQuery, llmPricing, clock);
   const signals = new SignalService(opts.control, clock, ids, opts.config.assetReviewWindowDays);
@@ -231,6 +243,11 @@ export function buildContext(opts: {
   const contentErasure = new ContentErasureService(opts.control, projects, telemetry.contentEraser, contentPolicy, receipts, clock, ids);
   // Retention windows bring deletion forward: the scheduled erasure runs hourly (docs/content-policy.md).
   jobs.register('content.retention_erasure', async ({ now }) => void (await contentErasure.sweepRetention(now())), { everySeconds: 3600 });
+  // Telemetry retention: what is older than a window is deleted hourly; a run cut short leaves only rows every read hides.
+  jobs.register('retention.sweep', async ({ now, signal }) => void (await telemetryRetention.sweep(now(), telemetry.expiry, signal)), {
+    everySeconds: 3600,
+    timeoutSeconds: 3300,
+  });
   // Signed artifacts: one key set for the service, its private keys sealed under the key-hash secret.
   const roleOf = (p: Parameters<MemberService['actingRole']>[0]) => members.actingRole(p);
   const receiptChain = new ReceiptChain(opts.control);
@@ -245,7 +262,7 @@ export function buildContext(opts: {
   const evaluationRunner = new EvaluationRunnerService(
     opts.control,
     evaluators,
-    new AgentFactsReader(agentRuns, telemetry.releases),
+    new AgentFactsReader(agentRuns, reads.releases),
     modellessScoring,
     judge,
     evaluationBudget,
@@ -258,7 +275,7 @@ export function buildContext(opts: {
     opts.control,
     {
       reviews: { find: (projectId, annotationId) => ctx.annotations.find(projectId, annotationId) },
-      facts: new AgentFactsReader(agentRuns, telemetry.releases),
+      facts: new AgentFactsReader(agentRuns, reads.releases),
       steps: agentRunsQuery,
       policy: contentPolicy,
     },
@@ -279,12 +296,14 @@ export function buildContext(opts: {
     ids,
     control: opts.control,
     telemetry: opts.telemetry,
+    telemetryReads: reads,
+    telemetryRetention,
     keyHash,
     audit,
     apiKeys,
     projects,
-    metrics: new MetricsService(telemetry.metrics, clock, contentPolicy),
-    traces: new TracesService(telemetry.traces, clock, contentPolicy),
+    metrics: new MetricsService(reads.metrics, clock, contentPolicy),
+    traces: new TracesService(reads.traces, clock, contentPolicy),
     logs: new LogsService(logsQuery, clock, contentPolicy),
     logTail,
     // Run costs read the project's price table when the run is read.
@@ -294,7 +313,7 @@ export function buildContext(opts: {
     signals,
     fleet: new FleetService(opts.control, agentRunsQuery, clock),
     // Model calls, in runs or not, priced as run steps.
-    llmCalls: new LlmCallsService(telemetry.llmCalls, llmPricing, clock),
+    llmCalls: new LlmCallsService(reads.llmCalls, llmPricing, clock),
     metricsWriter: telemetry.metricsWriter,
     spansWriter: telemetry.spansWriter,
     logsWriter: telemetry.logsWriter,
@@ -314,7 +333,7 @@ export function buildContext(opts: {
     contentPolicy,
     contentErasure,
     // Labels raise and clear their signals through the signal service; propagation reads the recorded memory steps.
-    memory: new MemoryLabelService(opts.control, telemetry.memory, signals, clock, ids),
+    memory: new MemoryLabelService(opts.control, reads.memory, signals, clock, ids),
     receipts,
     receiptChain,
     authorityEdges,

@@ -16,6 +16,8 @@ export type Change =
   | { topic: 'agent_connection.revoked'; connectionId: string }
   /** A project's content policy grid was replaced. */
   | { topic: 'content_policy.changed'; projectId: string }
+  /** A project's telemetry retention windows were replaced (docs/retention.md). */
+  | { topic: 'telemetry_retention.changed'; projectId: string }
   /** A project was deleted. */
   | { topic: 'project.deleted'; projectId: string };
 
@@ -29,6 +31,7 @@ const FIELDS: { [T in ChangeTopic]: readonly Exclude<keyof ChangeOf<T>, 'topic'>
   'member.changed': ['orgId', 'userId'],
   'agent_connection.revoked': ['connectionId'],
   'content_policy.changed': ['projectId'],
+  'telemetry_retention.changed': ['projectId'],
   'project.deleted': ['projectId'],
 };
 

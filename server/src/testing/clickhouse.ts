@@ -5,7 +5,6 @@
  * 'clickhouse' })`) runs on a ClickHouseTelemetry over it.
  */
 import { randomBytes } from 'node:crypto';
-import { inject } from 'vitest';
 import { clickhouseSettings } from '../config.js';
 import { openChTelemetryDb, type ChTelemetryDb } from '../storage/telemetry/clickhouse/db.js';
 import { ClickHouseTelemetry } from '../storage/telemetry/clickhouse/engine.js';
@@ -27,6 +26,8 @@ export interface TestChDb extends ChTelemetryDb {
 }
 
 export async function openTestChDb(): Promise<TestChDb> {
+  // Imported here, not at the top: scripts outside vitest (npm run lint:openapi) load this module too.
+  const { inject } = await import('vitest');
   const url = inject('clickhouseUrl');
   if (!url) throw new Error(`no ClickHouse endpoint for the telemetry tests: ${inject('clickhouseProblem') || 'unknown reason'}`);
   const database = `t_${randomBytes(6).toString('hex')}`;

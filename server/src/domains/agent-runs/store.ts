@@ -145,6 +145,11 @@ export interface SessionFilter {
   /** Closed window on the session's start (its first run's start). */
   sinceUs?: number;
   untilUs?: number;
+  /**
+   * Retention (docs/retention.md): runs that started before this are part of no session; a session is made of
+   * its other runs (counts, turns, start, end), and a session with none is not answered.
+   */
+  notBeforeUs?: number;
 }
 
 /** Sessions and turns are ordered by (start desc, key desc). */
@@ -235,15 +240,15 @@ export interface AgentRunsStore {
   runStarts(projectId: string, opts: { after: RunPosition; beforeUs: number; limit: number }): Promise<RunPosition[]>;
   /** Model steps of these runs (grouped by equal usage). */
   modelUsage(projectId: string, traceIds: string[]): Promise<ModelUsageRow[]>;
-  /** The model steps of every run of these sessions (grouped by equal usage within each run), by session. */
-  sessionUsage(projectId: string, sessionKeys: string[]): Promise<Map<string, Omit<ModelUsageRow, 'traceId'>[]>>;
+  /** The model steps of every run of these sessions (grouped by equal usage within each run), by session; runs started before `notBeforeUs` left out. */
+  sessionUsage(projectId: string, sessionKeys: string[], notBeforeUs?: number): Promise<Map<string, Omit<ModelUsageRow, 'traceId'>[]>>;
   /** Spans of the trace (every step, the root included). */
   countSteps(projectId: string, traceId: string): Promise<number>;
   /** Every span of the trace, by start then span id. */
   steps(projectId: string, traceId: string): Promise<StepRow[]>;
   sessions(filter: SessionFilter, opts: { after?: KeyPosition; limit?: number }): Promise<SessionRow[]>;
-  /** Turns of one session (runs grouped by turn id; runs without one belong to no turn). */
-  turns(projectId: string, sessionKey: string, opts: { after?: KeyPosition; limit: number }): Promise<TurnRow[]>;
+  /** Turns of one session (runs grouped by turn id; runs without one belong to no turn; runs started before `notBeforeUs` left out). */
+  turns(projectId: string, sessionKey: string, opts: { after?: KeyPosition; limit: number; notBeforeUs?: number }): Promise<TurnRow[]>;
   events(filter: EventFilter, opts: { after?: EventPosition; limit: number }): Promise<EventRow[]>;
   /** Distinct observation keys with a sighting, in code point order, after `after`. */
   identityKeys(projectId: string, opts: { after?: string; limit: number }): Promise<string[]>;

@@ -22,6 +22,8 @@ export interface LogFilter {
   traceId?: string;
   logId?: string;
   attrs: AttrFilter[];
+  /** Retention (docs/retention.md): records stamped before this (µs) are left out, whatever the window. */
+  notBeforeUs?: number;
 }
 
 export interface LogRow {

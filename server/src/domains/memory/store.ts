@@ -97,10 +97,11 @@ export interface MemoryOperations {
 
 /** The read of recorded memory operations (storage/telemetry/duckdb/memory-query.ts). Throws when the store cannot be read. */
 export interface MemoryOperationsReader {
-  operations(projectId: string, itemKey: string, limit: number): Promise<MemoryOperations>;
+  /** `notBeforeUs` (retention, docs/retention.md): operations whose step started before it are left out. */
+  operations(projectId: string, itemKey: string, limit: number, notBeforeUs?: number): Promise<MemoryOperations>;
   /**
    * The agent (observation key) that recorded the item: of its earliest write operation (create, update,
    * upsert), else of its earliest operation of any kind; null when no operation names an agent.
    */
-  recordingAgent(projectId: string, itemKey: string): Promise<string | null>;
+  recordingAgent(projectId: string, itemKey: string, notBeforeUs?: number): Promise<string | null>;
 }

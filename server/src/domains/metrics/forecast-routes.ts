@@ -51,7 +51,7 @@ export const ForecastResponse = Type.Object({
 
 export function forecastRoutes(base: FastifyInstance, ctx: AppContext) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  const svc = new ForecastService(ctx.telemetry.forecastHistory, ctx.clock);
+  const svc = new ForecastService(ctx.telemetryReads.forecastHistory, ctx.clock);
   app.post(
     '/metrics/forecast',
     {

@@ -71,6 +71,8 @@ export interface SpanEventRow {
 export interface TraceSize {
   spans: number;
   events: number;
+  /** The last span end (µs), from the trace's summary; 0 when the trace has no span. */
+  endUs: number;
 }
 
 export interface ServiceRow {
@@ -89,6 +91,8 @@ export interface ServicesQuery {
   /** Which tables to read. */
   spans: boolean;
   logs: boolean;
+  /** Retention (docs/retention.md): spans that started, or logs stamped, before these are left out. */
+  notBeforeUs?: { spans?: number; logs?: number };
   limit: number;
 }
 

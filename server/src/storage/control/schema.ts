@@ -221,4 +221,17 @@ export interface ControlDatabase extends GovernanceTables, EvaluationTables {
   idempotency_records: IdempotencyRecordsTable;
   llm_prices: LlmPricesTable;
   jobs: JobsTable;
+  /** 0024: telemetry retention windows per project and signal (docs/retention.md). */
+  telemetry_retention: TelemetryRetentionTable;
+}
+
+export interface TelemetryRetentionTable {
+  project_id: string;
+  /** SIGNAL_METRICS | SIGNAL_SPANS | SIGNAL_LOGS */
+  signal: string;
+  org_id: string;
+  retention_days: number;
+  updated_by_user_id: string | null;
+  updated_by_api_key_id: string | null;
+  updated_at: string;
 }

@@ -72,6 +72,9 @@ import { KyselyDatasetStore } from './datasets-store.js';
 // 0023_experiments: experiments over dataset versions and their trials
 import type { ExperimentStore } from '../../domains/evaluations/experiments/store.js';
 import { KyselyExperimentStore } from './experiments-store.js';
+// 0024_telemetry_retention: retention windows per project and signal
+import type { TelemetryRetentionStore } from '../../domains/telemetry-retention/store.js';
+import { KyselyTelemetryRetentionStore } from './telemetry-retention-store.js';
 // Cross-node change notices (server/src/cluster/, docs/several-nodes.md)
 import type { Change, ChangeNotices } from '../../cluster/changes.js';
 import { KyselyChangeNotices } from './change-notices.js';
@@ -135,6 +138,9 @@ export interface ControlStores {
   // 0023_experiments
   /** Experiments over dataset versions and their trials (domains/evaluations/experiments). */
   experiments: ExperimentStore;
+  // 0024_telemetry_retention
+  /** Telemetry retention windows per project and signal (domains/telemetry-retention, docs/retention.md). */
+  telemetryRetention: TelemetryRetentionStore;
   /** Announces committed changes to every node (NOTIFY on PostgreSQL) and this process's subscribers (server/src/cluster/). */
   changes: ChangeNotices;
 }
@@ -194,6 +200,8 @@ function bind(db: ControlDb, dialect: 'sqlite' | 'postgres', committed: (change:
     datasets: new KyselyDatasetStore(db),
     // 0023_experiments
     experiments: new KyselyExperimentStore(db),
+    // 0024_telemetry_retention
+    telemetryRetention: new KyselyTelemetryRetentionStore(db, dialect),
     changes: new KyselyChangeNotices(db, dialect, committed),
   };
 }

@@ -13,6 +13,7 @@ import type { MemoryOperationsReader } from '../../domains/memory/store.js';
 import type { MetricsSink } from '../../domains/metrics/rows.js';
 import type { ForecastHistoryReader, MetricsStore } from '../../domains/metrics/store.js';
 import type { SpansSink } from '../../domains/traces/rows.js';
+import type { TelemetryExpiry } from '../../domains/telemetry-retention/store.js';
 import type { TracesStore } from '../../domains/traces/store.js';
 
 export type TelemetryEngineKind = 'duckdb' | 'clickhouse';
@@ -29,6 +30,8 @@ export interface TelemetryEngine {
   readonly memory: MemoryOperationsReader;
   readonly releases: RunReleaseReader;
   readonly contentEraser: TelemetryContentEraser;
+  /** Deletes a project's rows older than its retention window, per signal (the retention sweep; docs/retention.md). */
+  readonly expiry: TelemetryExpiry;
   /** Ingest: a request is answered 2xx only after its write resolved. Stop them (stopWriters) before close. */
   readonly metricsWriter: MetricsSink;
   readonly spansWriter: SpansSink;

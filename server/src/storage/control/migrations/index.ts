@@ -17,6 +17,7 @@ import { migration as m0020 } from './0020_release_gates.js';
 import { migration as m0021 } from './0021_calibrations.js';
 import { migration as m0022 } from './0022_datasets.js';
 import { migration as m0023 } from './0023_experiments.js';
+import { migration as m0024 } from './0024_telemetry_retention.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': {
@@ -260,6 +261,7 @@ const migrations: Record<string, Migration> = {
   '0021_calibrations': m0021,
   '0022_datasets': m0022,
   '0023_experiments': m0023,
+  '0024_telemetry_retention': m0024,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -96,14 +96,15 @@ export class ChAgentRunsQuery implements AgentRunsStore {
     return rows.flatMap((r) => usageOf(String(r.usage)).map((u) => ({ traceId: String(r.trace_id), ...u })));
   }
 
-  async sessionUsage(projectId: string, sessionKeys: string[]): Promise<Map<string, Omit<ModelUsageRow, 'traceId'>[]>> {
+  async sessionUsage(projectId: string, sessionKeys: string[], notBeforeUs?: number): Promise<Map<string, Omit<ModelUsageRow, 'traceId'>[]>> {
     const out = new Map<string, Omit<ModelUsageRow, 'traceId'>[]>();
     if (sessionKeys.length === 0) return out;
     const p = new ChParams();
     const project = p.str(projectId);
+    const since = notBeforeUs !== undefined ? `AND start_us >= ${p.int(notBeforeUs)}` : '';
     // One array per session: its runs' usage JSON arrays.
     const sql = `SELECT session_key, groupArray(usage) AS usage FROM run_summaries FINAL
-      WHERE project_id = ${project} AND session_key IN ${p.strs(sessionKeys)} AND model_calls > 0 AND ${notTombstoned(project)}
+      WHERE project_id = ${project} AND session_key IN ${p.strs(sessionKeys)} AND model_calls > 0 AND ${notTombstoned(project)} ${since}
       GROUP BY session_key ${LOCAL_SUBQUERIES}`;
     for (const r of await this.rows(sql, p)) {
       const runs = (r.usage as string[]).map((u) => JSON.parse(u) as UsageTuple[]);
@@ -142,6 +143,8 @@ export class ChAgentRunsQuery implements AgentRunsStore {
     const project = p.str(filter.projectId);
     const where = [`project_id = ${project}`, 'session_key IS NOT NULL', notTombstoned(project)];
     if (filter.sessionKeys) where.push(`session_key IN ${p.strs(filter.sessionKeys)}`);
+    // Retention: a session is made of its runs that started at or after the cut-off.
+    if (filter.notBeforeUs !== undefined) where.push(`start_us >= ${p.int(filter.notBeforeUs)}`);
     const having: string[] = [];
     if (filter.sinceUs !== undefined) having.push(`s_start >= ${p.int(filter.sinceUs)}`);
     if (filter.untilUs !== undefined) having.push(`s_start <= ${p.int(filter.untilUs)}`);
@@ -161,14 +164,15 @@ export class ChAgentRunsQuery implements AgentRunsStore {
     }));
   }
 
-  async turns(projectId: string, sessionKey: string, opts: { after?: KeyPosition; limit: number }): Promise<TurnRow[]> {
+  async turns(projectId: string, sessionKey: string, opts: { after?: KeyPosition; limit: number; notBeforeUs?: number }): Promise<TurnRow[]> {
     const p = new ChParams();
     const project = p.str(projectId);
     const having = opts.after ? `HAVING (t_start, t_id) < (${p.int(opts.after.startUs)}, ${p.str(opts.after.key)})` : '';
+    const since = opts.notBeforeUs !== undefined ? `AND start_us >= ${p.int(opts.notBeforeUs)}` : '';
     const sql = `
       SELECT assumeNotNull(turn_id) AS t_id, count() AS t_runs, min(start_us) AS t_start, max(end_us) AS t_end
       FROM run_summaries FINAL
-      WHERE project_id = ${project} AND session_key = ${p.str(sessionKey)} AND turn_id IS NOT NULL AND ${notTombstoned(project)}
+      WHERE project_id = ${project} AND session_key = ${p.str(sessionKey)} AND turn_id IS NOT NULL AND ${notTombstoned(project)} ${since}
       GROUP BY t_id ${having}
       ORDER BY t_start DESC, t_id DESC LIMIT ${count(opts.limit)} ${LOCAL_SUBQUERIES}`;
     const rows = await this.rows(sql, p);

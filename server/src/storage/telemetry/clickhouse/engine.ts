@@ -4,6 +4,7 @@ import type { TelemetryEngine } from '../engine.js';
 import { ChAgentRunsQuery } from './agent-runs-query.js';
 import { ChContentEraser } from './content-eraser.js';
 import { openChTelemetryDb, type ChTelemetryDb } from './db.js';
+import { ChExpiry } from './expiry.js';
 import { chForecastHistory } from './forecast-history.js';
 import { ChLlmCallsQuery } from './llm-calls-query.js';
 import { ChLogsQuery } from './logs-query.js';
@@ -27,6 +28,7 @@ export class ClickHouseTelemetry implements TelemetryEngine {
   readonly memory: ChMemoryQuery;
   readonly releases: ChReleaseQuery;
   readonly contentEraser: ChContentEraser;
+  readonly expiry: ChExpiry;
   readonly metricsWriter: ChMetricsWriter;
   readonly spansWriter: ChSpansWriter;
   readonly logsWriter: ChLogsWriter;
@@ -43,6 +45,7 @@ export class ClickHouseTelemetry implements TelemetryEngine {
     this.memory = new ChMemoryQuery(ch);
     this.releases = new ChReleaseQuery(ch);
     this.contentEraser = new ChContentEraser(ch);
+    this.expiry = new ChExpiry(ch);
     this.metricsWriter = new ChMetricsWriter(ch);
     this.spansWriter = new ChSpansWriter(ch);
     this.logsWriter = new ChLogsWriter(ch);

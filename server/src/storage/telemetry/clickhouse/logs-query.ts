@@ -118,6 +118,10 @@ function conditions(projectId: string, f: LogFilter, params: QueryParams, window
     conds.push('ts_us <= {hi:Int64}');
     params.hi = window.toUs;
   }
+  if (f.notBeforeUs !== undefined) {
+    conds.push('ts_us >= {notbefore:Int64}');
+    params.notbefore = f.notBeforeUs;
+  }
   if (f.serviceNames?.length) {
     conds.push('has({services:Array(String)}, service_name)');
     params.services = f.serviceNames;

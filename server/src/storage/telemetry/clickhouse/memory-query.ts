@@ -30,14 +30,16 @@ const SETTINGS = `${LOCAL_SUBQUERIES}, join_use_nulls = 1`;
  * The CTEs `mem` (the item's memory steps, each once), `rr` (their traces' runs), `firsts` (their traces' first
  * session key and turn id) and `entries` (the steps with run, session, turn and agent).
  */
-function entriesCte(p: ChParams, projectId: string, itemKey: string): string {
+function entriesCte(p: ChParams, projectId: string, itemKey: string, notBeforeUs?: number): string {
   const project = p.str(projectId);
   const key = p.str(itemKey);
+  // Retention: a step that started before the cut-off is no operation any more.
+  const since = notBeforeUs !== undefined ? `AND start_us >= ${p.int(notBeforeUs)}` : '';
   return `
     mem AS (
       SELECT trace_id, span_id, start_us, canonical_operation, memory_store, memory_provenance, memory_trust_label, observation_key
       FROM spans
-      WHERE project_id = ${project} AND memory_item_id = ${key} AND canonical_operation IN (${MEMORY_OPS}) AND ${notTombstoned(project)}
+      WHERE project_id = ${project} AND memory_item_id = ${key} AND canonical_operation IN (${MEMORY_OPS}) AND ${notTombstoned(project)} ${since}
       ORDER BY ingested_at_us, start_us LIMIT 1 BY trace_id, span_id
     ),
     rr AS (
@@ -66,12 +68,12 @@ function entriesCte(p: ChParams, projectId: string, itemKey: string): string {
 export class ChMemoryQuery implements MemoryOperationsReader {
   constructor(private readonly db: ChTelemetryDb) {}
 
-  async operations(projectId: string, itemKey: string, limit: number): Promise<MemoryOperations> {
+  async operations(projectId: string, itemKey: string, limit: number, notBeforeUs?: number): Promise<MemoryOperations> {
     const p = new ChParams();
     // The session count is over every operation (a window over all of them), the rows only the first ones;
     // with no operation there are no sessions.
     const sql = `
-      WITH ${entriesCte(p, projectId, itemKey)}
+      WITH ${entriesCte(p, projectId, itemKey, notBeforeUs)}
       SELECT *, uniqExact(session_key) OVER () AS distinct_sessions FROM entries
       ORDER BY start_us, trace_id, span_id
       LIMIT ${count(limit + 1)} ${SETTINGS}`;
@@ -79,10 +81,10 @@ export class ChMemoryQuery implements MemoryOperationsReader {
     return { rows: rows.map(toRow), distinctSessions: rows.length ? num(rows[0].distinct_sessions) : 0 };
   }
 
-  async recordingAgent(projectId: string, itemKey: string): Promise<string | null> {
+  async recordingAgent(projectId: string, itemKey: string, notBeforeUs?: number): Promise<string | null> {
     const p = new ChParams();
     const sql = `
-      WITH ${entriesCte(p, projectId, itemKey)}
+      WITH ${entriesCte(p, projectId, itemKey, notBeforeUs)}
       SELECT agent_key FROM entries WHERE agent_key IS NOT NULL
       ORDER BY canonical_operation IN (${WRITE_OPS}) DESC, start_us, trace_id, span_id
       LIMIT 1 ${SETTINGS}`;

@@ -73,13 +73,13 @@ export class ChTracesQuery implements TracesStore {
 
   async size(projectId: string, traceId: string): Promise<TraceSize> {
     const p = { project: projectId, trace: traceId };
-    const [summary] = await this.db.client.query('SELECT span_count FROM trace_summaries FINAL WHERE project_id = {project:String} AND trace_id = {trace:String}', p);
-    if (!summary) return { spans: 0, events: 0 };
+    const [summary] = await this.db.client.query('SELECT span_count, end_us FROM trace_summaries FINAL WHERE project_id = {project:String} AND trace_id = {trace:String}', p);
+    if (!summary) return { spans: 0, events: 0, endUs: 0 };
     const [events] = await this.db.client.query(
       'SELECT count() AS n FROM (SELECT DISTINCT span_id, event_index FROM span_events WHERE project_id = {project:String} AND trace_id = {trace:String})',
       p,
     );
-    return { spans: chNum(summary.span_count), events: chNum(events?.n) };
+    return { spans: chNum(summary.span_count), events: chNum(events?.n), endUs: chNum(summary.end_us) };
   }
 
   async spans(projectId: string, traceId: string): Promise<SpanRow[]> {
@@ -141,14 +141,17 @@ export class ChTracesQuery implements TracesStore {
   }
 
   async services(q: ServicesQuery): Promise<{ rows: ServiceRow[]; total: number }> {
-    const params: QueryParams = { project: q.projectId, lo: q.fromUs, hi: q.toUs, limit: q.limit };
+    // Each table from its own lower bound (retention may leave out more of one signal than of the other).
+    const slo = Math.max(q.fromUs, q.notBeforeUs?.spans ?? q.fromUs);
+    const llo = Math.max(q.fromUs, q.notBeforeUs?.logs ?? q.fromUs);
+    const params: QueryParams = { project: q.projectId, slo, llo, hi: q.toUs, limit: q.limit };
     const parts: string[] = [];
     if (q.spans)
       parts.push(`SELECT service_name AS name, count() AS spans, countIf(status_code = 'error') AS errors, toUInt64(0) AS logs, min(start_us) AS first, max(start_us) AS last
-         FROM spans WHERE project_id = {project:String} AND start_us BETWEEN {lo:Int64} AND {hi:Int64} AND service_name IS NOT NULL GROUP BY service_name`);
+         FROM spans WHERE project_id = {project:String} AND start_us BETWEEN {slo:Int64} AND {hi:Int64} AND service_name IS NOT NULL GROUP BY service_name`);
     if (q.logs)
       parts.push(`SELECT service_name AS name, toUInt64(0) AS spans, toUInt64(0) AS errors, count() AS logs, min(ts_us) AS first, max(ts_us) AS last
-         FROM logs WHERE project_id = {project:String} AND ts_us BETWEEN {lo:Int64} AND {hi:Int64} AND service_name IS NOT NULL GROUP BY service_name`);
+         FROM logs WHERE project_id = {project:String} AND ts_us BETWEEN {llo:Int64} AND {hi:Int64} AND service_name IS NOT NULL GROUP BY service_name`);
     if (parts.length === 0) return { rows: [], total: 0 };
     const rows = await this.db.client.query(
       `SELECT name, sum(spans) AS spans, sum(errors) AS errors, sum(logs) AS logs, min(first) AS first, max(last) AS last, count() OVER () AS total

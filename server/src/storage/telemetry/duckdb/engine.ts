@@ -1,6 +1,7 @@
 /** The embedded telemetry engine: every port of engine.ts over one DuckDB store (open.ts). */
 import type { TelemetryEngine } from '../engine.js';
 import { DuckDbAgentRunsQuery } from './agent-runs-query.js';
+import { DuckDbExpiry } from './expiry.js';
 import { ContentEraser } from './content-eraser.js';
 import { readForecastHistory } from './forecast-history.js';
 import { DuckDbLlmCallsQuery } from './llm-calls-query.js';
@@ -26,6 +27,7 @@ export class DuckDbTelemetry implements TelemetryEngine {
   readonly memory: DuckDbMemoryQuery;
   readonly releases: DuckDbReleaseQuery;
   readonly contentEraser: ContentEraser;
+  readonly expiry: DuckDbExpiry;
   readonly metricsWriter: MetricsWriter;
   readonly spansWriter: SpansWriter;
   readonly logsWriter: LogsWriter;
@@ -42,6 +44,7 @@ export class DuckDbTelemetry implements TelemetryEngine {
     this.memory = new DuckDbMemoryQuery(db);
     this.releases = new DuckDbReleaseQuery(db);
     this.contentEraser = new ContentEraser(db);
+    this.expiry = new DuckDbExpiry(db);
     this.metricsWriter = new MetricsWriter(db);
     this.spansWriter = new SpansWriter(db);
     this.logsWriter = new LogsWriter(db);

@@ -67,6 +67,10 @@ function conditions(projectId: string, f: LogFilter, params: Params, window?: { 
     conds.push('ts_us <= $hi');
     params.hi = BigInt(window.toUs);
   }
+  if (f.notBeforeUs !== undefined) {
+    conds.push('ts_us >= $notbefore');
+    params.notbefore = BigInt(f.notBeforeUs);
+  }
   if (f.serviceNames?.length) {
     conds.push('list_contains($services, service_name)');
     params.services = listValue(f.serviceNames);

@@ -15,13 +15,15 @@ const MEMORY_OPS = litList(MEMORY_OPERATIONS);
 const WRITE_OPS = litList(['CREATE_MEMORY', 'UPDATE_MEMORY', 'UPSERT_MEMORY'].map((o) => `CANONICAL_OPERATION_${o}`));
 
 /** The CTEs `mem` (the item's memory steps, each once) and `entries` (with run, session, turn and agent). */
-function entriesCte(p: Params, projectId: string, itemKey: string): string {
+function entriesCte(p: Params, projectId: string, itemKey: string, notBeforeUs?: number): string {
   const project = p.str(projectId);
   const key = p.str(itemKey);
+  // Retention: a step that started before the cut-off is no operation any more (its copies all started then).
+  const since = notBeforeUs !== undefined ? `AND start_us >= ${p.int(notBeforeUs)}` : '';
   return `
     mem AS MATERIALIZED (
       SELECT trace_id, span_id, start_us, canonical_operation, memory_store, memory_provenance, memory_trust_label, observation_key
-      FROM spans WHERE project_id = ${project} AND memory_item_id = ${key} AND canonical_operation IN (${MEMORY_OPS})
+      FROM spans WHERE project_id = ${project} AND memory_item_id = ${key} AND canonical_operation IN (${MEMORY_OPS}) ${since}
       QUALIFY row_number() OVER (PARTITION BY trace_id, span_id ORDER BY ingested_at_us, start_us) = 1
     ),
     ${rootRowsCte(project, 'trace_id IN (SELECT trace_id FROM mem)', ['session_key', 'turn_id', 'observation_key'], 'rr')},
@@ -45,16 +47,16 @@ function entriesCte(p: Params, projectId: string, itemKey: string): string {
 export class DuckDbMemoryQuery implements MemoryOperationsReader {
   constructor(private readonly db: TelemetryDb) {}
 
-  async operations(projectId: string, itemKey: string, limit: number): Promise<MemoryOperations> {
+  async operations(projectId: string, itemKey: string, limit: number, notBeforeUs?: number): Promise<MemoryOperations> {
     const p = new Params();
     const sql = `
-      WITH ${entriesCte(p, projectId, itemKey)},
+      WITH ${entriesCte(p, projectId, itemKey, notBeforeUs)},
       sessions AS (SELECT count(DISTINCT session_key) AS n FROM entries)
       SELECT e.*, s.n AS distinct_sessions FROM entries e, sessions s
       ORDER BY e.start_us, e.trace_id, e.span_id
       LIMIT ${p.int(limit + 1)}`;
     const p2 = new Params();
-    const countSql = `WITH ${entriesCte(p2, projectId, itemKey)} SELECT count(DISTINCT session_key) AS n FROM entries`;
+    const countSql = `WITH ${entriesCte(p2, projectId, itemKey, notBeforeUs)} SELECT count(DISTINCT session_key) AS n FROM entries`;
     return this.db.read(async (c) => {
       const rows = await query(c, sql, p);
       // With no row the session count is read on its own (zero operations: zero sessions, answered).
@@ -63,10 +65,10 @@ export class DuckDbMemoryQuery implements MemoryOperationsReader {
     });
   }
 
-  async recordingAgent(projectId: string, itemKey: string): Promise<string | null> {
+  async recordingAgent(projectId: string, itemKey: string, notBeforeUs?: number): Promise<string | null> {
     const p = new Params();
     const sql = `
-      WITH ${entriesCte(p, projectId, itemKey)}
+      WITH ${entriesCte(p, projectId, itemKey, notBeforeUs)}
       SELECT agent_key FROM entries WHERE agent_key IS NOT NULL
       ORDER BY canonical_operation IN (${WRITE_OPS}) DESC, start_us, trace_id, span_id
       LIMIT 1`;

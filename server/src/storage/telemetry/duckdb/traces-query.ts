@@ -138,10 +138,10 @@ export class DuckDbTracesQuery implements TracesStore {
   size(projectId: string, traceId: string): Promise<TraceSize> {
     const sql = `SELECT count(*) FROM (SELECT DISTINCT span_id, event_index FROM span_events WHERE project_id = $project AND trace_id = $trace)`;
     return this.db.read(async (c) => {
-      const summary = await byTrace(c, 'trace_summaries', 'span_count', projectId, traceId);
-      if (!summary) return { spans: 0, events: 0 };
+      const summary = await byTrace(c, 'trace_summaries', 'span_count, end_us', projectId, traceId);
+      if (!summary) return { spans: 0, events: 0, endUs: 0 };
       const [[events]] = await rows(c, sql, { project: projectId, trace: traceId });
-      return { spans: num(summary.span_count), events: num(events) };
+      return { spans: num(summary.span_count), events: num(events), endUs: num(summary.end_us) };
     });
   }
 
@@ -219,15 +219,18 @@ export class DuckDbTracesQuery implements TracesStore {
   }
 
   services(q: ServicesQuery): Promise<{ rows: ServiceRow[]; total: number }> {
-    const params: Params = { project: q.projectId, lo: BigInt(q.fromUs), hi: BigInt(q.toUs), limit: BigInt(q.limit) };
+    // Each table from its own lower bound (retention may leave out more of one signal than of the other).
+    const slo = Math.max(q.fromUs, q.notBeforeUs?.spans ?? q.fromUs);
+    const llo = Math.max(q.fromUs, q.notBeforeUs?.logs ?? q.fromUs);
+    const params: Params = { project: q.projectId, slo: BigInt(slo), llo: BigInt(llo), hi: BigInt(q.toUs), limit: BigInt(q.limit) };
     const spans = q.spans
       ? `SELECT service_name AS name, count(*) AS spans, count(*) FILTER (WHERE status_code = 'error') AS errors, 0 AS logs,
                 min(start_us) AS first, max(start_us) AS last
-         FROM spans WHERE project_id = $project AND start_us BETWEEN $lo AND $hi AND service_name IS NOT NULL GROUP BY service_name`
+         FROM spans WHERE project_id = $project AND start_us BETWEEN $slo AND $hi AND service_name IS NOT NULL GROUP BY service_name`
       : undefined;
     const logs = q.logs
       ? `SELECT service_name AS name, 0 AS spans, 0 AS errors, count(*) AS logs, min(ts_us) AS first, max(ts_us) AS last
-         FROM logs WHERE project_id = $project AND ts_us BETWEEN $lo AND $hi AND service_name IS NOT NULL GROUP BY service_name`
+         FROM logs WHERE project_id = $project AND ts_us BETWEEN $llo AND $hi AND service_name IS NOT NULL GROUP BY service_name`
       : undefined;
     const parts = [spans, logs].filter((x) => x !== undefined);
     if (parts.length === 0) return Promise.resolve({ rows: [], total: 0 });
