@@ -1,3 +1,4 @@
+import http from "node:http";
 /** What the bench sections share: the OTLP post, the ingest loop, percentiles and the printed tables. */
 
 /** Posts a protobuf OTLP request to `path` (/v1/metrics, /v1/traces) of the project; anything but 200 throws. */
@@ -65,3 +66,27 @@ export async function ingestRun(
 
 /** Items per second, for a table cell. */
 export const perSecond = (items: number, secs: number) => Math.round(items / secs).toLocaleString('en-US');
+
+/**
+ * A keep-alive HTTP client for many concurrent clients, one connection each (`node:http` with a socket per
+ * client): about half the client CPU of `fetch` per request, which shares the cores with the server measured.
+ */
+export function keepAliveClient(base: string, connections: number) {
+  const url = new URL(base);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections });
+  return {
+    request(method: string, path: string, headers: Record<string, string>, body?: Uint8Array | string): Promise<{ status: number; bytes: number }> {
+      return new Promise((resolve, reject) => {
+        const req = http.request({ host: url.hostname, port: url.port, method, path, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent }, (res) => {
+          let bytes = 0;
+          res.on('data', (d: Buffer) => (bytes += d.length));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    },
+    close: () => agent.destroy(),
+  };
+}

@@ -14,7 +14,7 @@
  *    5 POST /v1/logs (100 records),
  *   12 POST /api/v1/metrics/aggregate (avg per 5m by g over the last hour), 10 GET /agent-runs?limit=50,
  *   10 GET /agent-runs/{id}/graph, 8 GET /traces/{id}, 8 GET /traces?limit=20&since=1h, 12 GET /logs?limit=50&since=1h.
- * Each client sends one request at a time over Node's fetch (undici: keep-alive, a connection per client).
+ * Each client sends one request at a time over its own keep-alive connection (node:http).
  * Reported: requests/s overall, p50/p99 and errors per route, errors by status, server RSS and CPU every 5 s.
  *
  * `--engine clickhouse` (bench/engine.ts): the server runs as a scaled-out node does, control data in a throwaway
@@ -25,7 +25,7 @@
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import { dropScaleOut, scaleOutEnv } from '../server/src/testing/server-process.js';
-import { pct, setTableSuffix, table } from './lib.js';
+import { keepAliveClient, pct, setTableSuffix, table } from './lib.js';
 import { dropDatabase, loadLine, type ChEndpoint } from './engine.js';
 import { KEY, loadAvg, machine, PROJECT, procStat, startOurs, tempDir } from './peer-proc.js';
 import { SESSIONS, traceIdOf, tracesBody, type Layout } from './agent-reads.js';
@@ -206,6 +206,10 @@ export async function benchLoad(opts: { clients: number; seconds: number; seedRu
       lastAt = at;
     };
     const timer = setInterval(sample, 5_000);
+    // One keep-alive connection per client over node:http (about a quarter of fetch's client CPU per request,
+    // which the client would otherwise take from the cores the server is measured on).
+    const client = keepAliveClient(server.base, opts.clients);
+    const clientCpu0 = process.cpuUsage();
     await Promise.all(
       Array.from({ length: opts.clients }, async (_, c) => {
         let n = c * 7_919;
@@ -215,15 +219,10 @@ export async function benchLoad(opts: { clients: number; seconds: number; seedRu
           const t = performance.now();
           let status: string;
           try {
-            const res = await fetch(`${server.base}${api(r.path)}`, {
-              method: r.method,
-              headers: { 'x-svc-api-key': KEY, ...(r.type ? { 'content-type': r.type } : {}) },
-              body: r.body as BodyInit | undefined,
-            });
-            await res.arrayBuffer();
+            const res = await client.request(r.method, api(r.path), { 'x-svc-api-key': KEY, ...(r.type ? { 'content-type': r.type } : {}) }, r.body);
             status = String(res.status);
           } catch (e) {
-            status = (e as { cause?: { code?: string } }).cause?.code ?? 'network';
+            status = (e as { code?: string }).code ?? 'network';
           }
           const dt = performance.now() - t;
           done++;
@@ -236,6 +235,8 @@ export async function benchLoad(opts: { clients: number; seconds: number; seedRu
       }),
     );
     const secs = (performance.now() - started) / 1000;
+    const clientCpu = process.cpuUsage(clientCpu0);
+    client.close();
     clearInterval(timer);
     sample();
 
@@ -257,6 +258,7 @@ export async function benchLoad(opts: { clients: number; seconds: number; seedRu
       ['route', 'share', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'errors'],
       rows,
     );
+    console.log(`client (this process): ${((clientCpu.user + clientCpu.system) / 1000 / Math.max(1, done)).toFixed(2)} ms of CPU per request`);
     console.log(`errors by status: ${[...byStatus].map(([s, k]) => `${s}: ${k}`).join(', ') || 'none'}`);
     table(
       `Server every 5 s (RSS, CPU of its process over the last 5 s${chPid ? ', the same of the clickhouse-local process' : ''}, requests completed per second, load average)`,

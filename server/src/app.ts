@@ -8,6 +8,7 @@ import { API_PREFIX, registerAuth } from './http/auth.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { registerRequestAudit } from './http/audit-hook.js';
 import { registerIdempotency } from './http/idempotency.js';
+import { registerSharedReads } from './http/shared-reads.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
 import { lenientQuery } from './http/query.js';
@@ -117,6 +118,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   registerAuth(app, ctx);
   registerRequestAudit(app, ctx.audit, ctx.control);
   registerIdempotency(app, ctx.idempotency);
+  // Identical concurrent reads of telemetry share one answer (routes that say sharedRead).
+  registerSharedReads(app);
 
   healthRoutes(app, ctx);
   await otlpRoutes(app, ctx); // {ingest_url}/v1/metrics, at the root (not under /api/v1)

@@ -26,7 +26,8 @@ import {
 } from './schemas.js';
 
 const tags = ['agents'];
-const read = { scope: 'agents:read' };
+// Every route here only reads: identical concurrent requests share one answer (http/shared-reads.ts).
+const read = { scope: 'agents:read', sharedRead: true };
 
 // `ctx.agentRuns` is read per request (tests may swap the service, e.g. for one with fake prices).
 export function agentRunRoutes(base: FastifyInstance, ctx: AppContext) {

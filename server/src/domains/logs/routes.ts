@@ -28,6 +28,8 @@ import { logFilter, LOGS_DELETE, LOGS_READ } from './service.js';
 
 const tags = ['logs'];
 const read = { scope: LOGS_READ };
+// Reads that answer once (not the live tail): identical concurrent requests share one answer (http/shared-reads.ts).
+const shared = { ...read, sharedRead: true };
 
 export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
@@ -39,7 +41,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
   app.get(
     '/logs',
     {
-      config: read,
+      config: shared,
       schema: {
         operationId: 'searchLogs',
         tags,
@@ -55,7 +57,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
   app.post(
     '/logs/aggregate',
     {
-      config: { ...read, audit: 'read' },
+      config: { ...shared, audit: 'read' },
       schema: {
         operationId: 'aggregateLogs',
         tags,
@@ -71,7 +73,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
   app.get(
     '/logs/fields',
     {
-      config: read,
+      config: shared,
       schema: {
         operationId: 'listLogFields',
         tags,
@@ -86,7 +88,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
   app.get(
     '/logs/patterns',
     {
-      config: read,
+      config: shared,
       schema: {
         operationId: 'listLogPatterns',
         tags,
@@ -101,7 +103,7 @@ export function logsRoutes(base: FastifyInstance, ctx: AppContext) {
   app.get(
     '/logs/:logId/context',
     {
-      config: read,
+      config: shared,
       schema: {
         operationId: 'getLogContext',
         tags,

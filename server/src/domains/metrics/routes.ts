@@ -19,7 +19,7 @@ import {
 
 const tags = ['metrics'];
 // POST aggregate and histogram only read: the audit trail records their refusals, not each query.
-const read = { scope: 'metrics:read', audit: 'read' as const };
+const read = { scope: 'metrics:read', audit: 'read' as const, sharedRead: true };
 
 export function metricsRoutes(base: FastifyInstance, ctx: AppContext) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();

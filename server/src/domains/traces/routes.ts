@@ -16,7 +16,8 @@ import {
 import { TRACES_DELETE, TRACES_READ } from './service.js';
 
 const tags = ['traces'];
-const read = { scope: TRACES_READ };
+// Identical concurrent reads share one answer (http/shared-reads.ts).
+const read = { scope: TRACES_READ, sharedRead: true };
 
 export function tracesRoutes(base: FastifyInstance, ctx: AppContext) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
@@ -27,6 +28,7 @@ export function tracesRoutes(base: FastifyInstance, ctx: AppContext) {
   app.get(
     '/services',
     {
+      config: { sharedRead: true },
       schema: {
         operationId: 'listServices',
         tags,

