@@ -33,7 +33,7 @@ function recordingDb(c: DuckDBConnection, log: Recorded[]): TelemetryDb {
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
   });
-  return { read: (fn) => fn(proxy), writer: c, instance: undefined as never, ping: async () => undefined, close: async () => undefined } as TelemetryDb;
+  return { read: (fn) => fn(proxy), busy: (fn) => fn(), writer: c, instance: undefined as never, ping: async () => undefined, close: async () => undefined } as TelemetryDb;
 }
 
 /**

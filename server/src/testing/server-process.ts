@@ -1,6 +1,7 @@
 /**
  * The real server in a child process, on a free loopback port, for end-to-end tests: the built file `npm start`
- * runs (`server/dist/main.js`, built once per test run by test/global-setup.ts).
+ * runs (`server/dist/main.cjs`, which loads the bundle `server/dist/main.js`; built once per test run by
+ * test/global-setup.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -11,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** What `npm start` runs (built by `node server/scripts/build.mjs`). */
-export const SERVER_MAIN = 'server/dist/main.js';
+export const SERVER_MAIN = 'server/dist/main.cjs';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -170,7 +170,8 @@ export class AgentRunsService {
 
   async graph(projectId: string, runId: string) {
     const run = await this.runRow(projectId, runId);
-    const total = await this.store.countSteps(projectId, run.traceId);
+    // The run's summary counts its steps (every span of the trace is one): no read of its own.
+    const total = run.stepCount;
     if (total > MAX_GRAPH_STEPS)
       throw tooLarge(`this run has ${total} steps; the run graph answers at most ${MAX_GRAPH_STEPS} steps and never truncates`, {
         limit: MAX_GRAPH_STEPS,

@@ -1,9 +1,8 @@
 /**
  * DuckDB adapter of the agent-reads port (domains/agent-runs/store.ts). Runs, sessions and turns are read
  * from the summaries kept at ingest (`run_summaries`, `session_summaries`: summaries-writer.ts, rules in
- * domains/agent-runs/summary.ts), never from a scan of spans; a run's steps are read from `spans` only where
- * its copies were ingested (its trace summary's ingest range, which DuckDB's per-row-group min/max turns into
- * skipped row groups). Agent events are read from `span_events` and take their run's session, turn and
+ * domains/agent-runs/summary.ts), never from a scan of spans; a run's steps are read from `spans` through its index on
+ * the trace id (`traceRows`). Agent events are read from `span_events` and take their run's session, turn and
  * observation key from its summary. Every user value is a bound parameter; the only text spliced into the
  * SQL is the model's constants and generated parameter names.
  *

@@ -217,18 +217,20 @@ export class MetricsWriter implements MetricsSink {
         newSeries.push({ projectId: p.projectId, s });
       }
     }
-    await c.run('BEGIN TRANSACTION');
-    try {
-      await this.insertSeries(c, newSeries);
-      await this.appendPoints(c, batch);
-      await this.appendHistograms(c, batch);
-      const metadata = await this.upsertMetadata(c, batch);
-      await c.run('COMMIT');
-      return { series: newSeries, metadata };
-    } catch (e) {
-      await c.run('ROLLBACK').catch(() => undefined);
-      throw e;
-    }
+    return this.db.busy(async () => {
+      await c.run('BEGIN TRANSACTION');
+      try {
+        await this.insertSeries(c, newSeries);
+        await this.appendPoints(c, batch);
+        await this.appendHistograms(c, batch);
+        const metadata = await this.upsertMetadata(c, batch);
+        await c.run('COMMIT');
+        return { series: newSeries, metadata };
+      } catch (e) {
+        await c.run('ROLLBACK').catch(() => undefined);
+        throw e;
+      }
+    });
   }
 
   private async insertSeries(c: DuckDBConnection, rows: { projectId: string; s: SeriesRow }[]): Promise<void> {

@@ -9,6 +9,11 @@ import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { TELEMETRY_SCHEMA } from './schema.js';
 import { addLogBodyClass, lacksColumn } from './schema-upgrades.js';
 import { backfillSummaries } from './summaries-backfill.js';
+import { Checkpointer } from './checkpointer.js';
+import { ThreadGovernor } from './thread-governor.js';
+
+/** The write-ahead log size at which the store checkpoints (checkpointer.ts). */
+export const CHECKPOINT_WAL_BYTES = 256 * 1024 * 1024;
 
 export interface TelemetryDb {
   instance: DuckDBInstance;
@@ -16,6 +21,8 @@ export interface TelemetryDb {
   writer: DuckDBConnection;
   /** Runs `fn` with a reader connection. */
   read<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T>;
+  /** Runs `fn` (a writer's transaction) as a statement in flight: DuckDB's threads follow them (thread-governor.ts). */
+  busy<T>(fn: () => Promise<T>): Promise<T>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -44,7 +51,10 @@ export async function openTelemetryDb(opts: {
   // DuckDB checkpoints inside a COMMIT once the WAL passes the threshold (16 MB by default), which
   // stalled ingest commits for 0.5-2 s every few seconds under span load. A larger WAL costs a longer
   // replay after a crash, nothing in durability (every commit is still in the WAL before its 2xx).
-  await writer.run("SET checkpoint_threshold = '256MB'");
+  // A file-backed store checkpoints on its own schedule at CHECKPOINT_WAL_BYTES (checkpointer.ts); DuckDB's
+  // threshold, above it, is the backstop.
+  await writer.run(`SET checkpoint_threshold = '${file === ':memory:' ? '256MB' : '1GB'}'`);
+  const threads = Number((await writer.runAndReadAll("SELECT current_setting('threads')")).getRows()[0][0]);
   if (await lacksColumn(writer, 'logs', 'body_class')) await addLogBodyClass(writer);
   for (const stmt of TELEMETRY_SCHEMA) await writer.run(stmt);
   const source = await instance.connect();
@@ -63,7 +73,7 @@ export async function openTelemetryDb(opts: {
     if (closed) throw new Error('telemetry store is closed');
     const c = idle.pop() ?? (await new Promise<DuckDBConnection>((resolve) => waiting.push(resolve)));
     try {
-      return await fn(c);
+      return await governor.busy(() => fn(c));
     } finally {
       const next = waiting.shift();
       if (next) next(c);
@@ -71,14 +81,23 @@ export async function openTelemetryDb(opts: {
     }
   }
 
+  const governor = new ThreadGovernor(instance, threads, (e) => opts.log?.(`telemetry threads could not be set: ${String(e)}`));
+  governor.start();
+  const checkpointer =
+    file === ':memory:' ? null : new Checkpointer(instance, `${file}.wal`, CHECKPOINT_WAL_BYTES, governor, (e) => opts.log?.(`telemetry checkpoint failed (tried again in a second): ${String(e)}`));
+  checkpointer?.start();
+
   return {
     instance,
     writer,
     read,
+    busy: (fn) => governor.busy(fn),
     ping: () => read(async (c) => void (await c.run('SELECT 1'))),
     async close() {
       if (closed) return;
       closed = true;
+      await checkpointer?.stop();
+      await governor.stop();
       // Fold the WAL into the file so the next start opens quickly.
       await writer.run('CHECKPOINT').catch(() => undefined);
       for (const c of all) c.closeSync();

@@ -123,7 +123,7 @@ export class GroupCommitWriter<P> {
       throw e;
     });
     const c = await this.conn;
-    await this.serialize(async () => {
+    await this.serialize(() => this.db.busy(async () => {
       await c.run('BEGIN TRANSACTION');
       try {
         const after = await this.commitBatch(c, items);
@@ -133,7 +133,7 @@ export class GroupCommitWriter<P> {
         await c.run('ROLLBACK').catch(() => undefined);
         throw e;
       }
-    });
+    }));
   }
 }
 
