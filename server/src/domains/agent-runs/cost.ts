@@ -33,8 +33,17 @@ export class PriceBook {
   private constructor(private readonly prices: Map<string, ModelPrice | undefined>) {}
 
   static async load(pricing: ModelPrices, projectId: string, steps: { provider: string | null; model: string | null }[]): Promise<PriceBook> {
+    // Distinct models by provider first (a session page names a few models across thousands of calls), then keys.
+    const byProvider = new Map<string, Set<string>>();
+    for (const s of steps) {
+      if (!s.model) continue;
+      const p = s.provider || '';
+      let models = byProvider.get(p);
+      if (!models) byProvider.set(p, (models = new Set()));
+      models.add(s.model);
+    }
     const refs = new Map<string, ModelRef>();
-    for (const s of steps) if (s.model) refs.set(modelKey(s.provider, s.model), { provider: s.provider || null, model: s.model });
+    for (const [p, models] of byProvider) for (const model of models) refs.set(modelKey(p, model), { provider: p || null, model });
     const list = [...refs.entries()];
     const answers = list.length ? await pricing.pricesOf(projectId, list.map(([, r]) => r)) : [];
     return new PriceBook(new Map(list.map(([k], i) => [k, answers[i]])));

@@ -191,8 +191,9 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
     const sql = `SELECT session_key, '[' || string_agg(usage, ',') || ']' AS usage FROM run_summaries
       WHERE project_id = ${p.str(projectId)} AND session_key ${inList(p, sessionKeys)} AND model_calls > 0 ${since} GROUP BY session_key`;
     for (const r of await this.db.read((c) => query(c, sql, p))) {
-      const runs = JSON.parse(String(r.usage)) as UsageTuple[][];
-      out.set(String(r.session_key), runs.flat().map(usageRow));
+      const rows: Omit<ModelUsageRow, 'traceId'>[] = [];
+      for (const run of JSON.parse(String(r.usage)) as UsageTuple[][]) for (const t of run) rows.push(usageRow(t));
+      out.set(String(r.session_key), rows);
     }
     return out;
   }
