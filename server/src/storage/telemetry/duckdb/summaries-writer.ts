@@ -319,7 +319,7 @@ function push<T>(m: Map<string, T[]>, k: string, v: T): void {
 export async function recomputeSessions(c: DuckDBConnection, sessions: { map: Map<string, Set<string>> }): Promise<void> {
   for (const [projectId, keys] of sessions.map) {
     const values = { p: projectId, keys: listValue([...keys]) };
-    await read(c, 'DELETE FROM session_summaries WHERE project_id = $p AND session_key IN (SELECT unnest($keys))', values);
+    await read(c, 'DELETE FROM session_summaries WHERE project_id = $p AND list_contains($keys, session_key)', values);
     await read(
       c,
       `INSERT INTO session_summaries
