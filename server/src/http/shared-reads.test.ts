@@ -130,6 +130,19 @@ describe('identical concurrent reads share one answer', () => {
     expect(runs).toBe(3);
   });
 
+  it('a burst of 200 identical requests: every one answered 200 with the same body, at most two computations, nothing left behind', async () => {
+    hold();
+    const pending = Array.from({ length: 200 }, () => get('/shared?burst=1'));
+    await settle();
+    gate = null;
+    open();
+    const answers = await Promise.all(pending);
+    for (const r of answers) expect(r.statusCode).toBe(200);
+    expect(runs).toBe(2); // the first, and one for the 199 that arrived while it ran
+    expect(new Set(answers.slice(1).map((r) => r.body)).size).toBe(1);
+    expect(sharedSlots.size).toBe(0);
+  });
+
   it('an error answer is shared with its status', async () => {
     hold();
     const first = get('/shared?fail=1');
