@@ -39,7 +39,8 @@
 import { invalidRequest, notFound, tooLarge } from '../../http/errors.js';
 import { readLimit } from '../../http/pagination.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { groupCost, PriceBook, pooledGroupCost, runCosts, stepCost, type Cost, type RunCostReason, type StepCost } from './cost.js';
+import { groupCost, PriceBook, pooledGroupCost, runCosts, stepCost, type Cost, type GroupCostReason, type RunCostReason, type StepCost } from './cost.js';
+import { SessionCosts } from './session-costs.js';
 import { MEMORY_OPERATIONS, OP, OUTCOMES, modelCallIds, type Outcome } from './model.js';
 import type { ModelPrices } from './pricing-port.js';
 import {
@@ -109,7 +110,13 @@ const nonEmpty = (field: string, v: string | undefined) => {
   return v;
 };
 
+/** The cost of a session whose runs made no model call (the store lists no calls for it). */
+const NO_MODEL_CALLS: Cost<GroupCostReason> = { cost_unavailable_reason: 'zero_cost' };
+
 export class AgentRunsService {
+  /** Session costs remembered by what they were computed from (session-costs.ts). */
+  private readonly sessionCosts = new SessionCosts();
+
   constructor(
     private readonly store: AgentRunsStore,
     private readonly pricing: ModelPrices,
@@ -220,16 +227,44 @@ export class AgentRunsService {
 
   private async sessionViews(projectId: string, rows: SessionRow[]) {
     if (rows.length === 0) return [];
-    // The model calls of the sessions' runs, priced at once (no run views, no cost per run).
-    const usage = await this.store.sessionUsage(projectId, rows.map((r) => r.sessionKey));
-    const book = await PriceBook.load(this.pricing, projectId, [...usage.values()].flat());
+    const costs = await this.sessionCostsOf(projectId, rows.map((r) => r.sessionKey));
     return rows.map((s) => ({
       session_key: s.sessionKey,
       run_count: s.runCount,
       ...(s.turnCount > 0 ? { turn_count: s.turnCount } : {}),
       ...groupTimes(s.startUs, s.endUs),
-      ...pooledGroupCost(usage.get(s.sessionKey) ?? [], book),
+      ...(costs.get(s.sessionKey) ?? NO_MODEL_CALLS),
     }));
+  }
+
+  /**
+   * Each session's cost from the model calls of its runs, priced at once (no run views, no cost per run). A
+   * cost computed before is taken again when the store's fingerprint of the session's calls and the prices of
+   * its models are what they were (session-costs.ts); the other sessions' calls are read and priced.
+   */
+  private async sessionCostsOf(projectId: string, keys: string[]): Promise<Map<string, Cost<GroupCostReason>>> {
+    const out = new Map<string, Cost<GroupCostReason>>();
+    const fingerprints = await this.store.sessionUsageFingerprints(projectId, keys);
+    const candidates: [string, NonNullable<ReturnType<SessionCosts['candidate']>>][] = [];
+    for (const [key, fp] of fingerprints) {
+      const e = this.sessionCosts.candidate(projectId, key, fp);
+      if (e) candidates.push([key, e]);
+    }
+    if (candidates.length) {
+      const book = await PriceBook.load(this.pricing, projectId, candidates.flatMap(([, e]) => e.models));
+      for (const [key, e] of candidates) if (SessionCosts.pricesOf(book, e.models) === e.prices) out.set(key, e.cost);
+    }
+    const misses = [...fingerprints.keys()].filter((k) => !out.has(k));
+    if (misses.length === 0) return out;
+    const usage = await this.store.sessionUsage(projectId, misses);
+    const book = await PriceBook.load(this.pricing, projectId, [...usage.values()].flatMap((u) => u.calls));
+    for (const [key, u] of usage) {
+      const cost = pooledGroupCost(u.calls, book);
+      const models = SessionCosts.modelsOf(u.calls);
+      this.sessionCosts.remember(projectId, key, { fingerprint: u.fingerprint, models, prices: SessionCosts.pricesOf(book, models), cost });
+      out.set(key, cost);
+    }
+    return out;
   }
 
   async listSessions(projectId: string, q: SessionListInput) {

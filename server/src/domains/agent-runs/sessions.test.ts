@@ -136,6 +136,55 @@ describe('sessions', () => {
   });
 });
 
+describe('session list costs remembered by what they were computed from (session-costs.ts)', () => {
+  /** A service of its own: a price that changes, and a count of the session calls the store reads. */
+  async function counted() {
+    const p = await project();
+    let price = 1;
+    let reads = 0;
+    const store = t.ctx.telemetry.agentRuns;
+    const counting = Object.create(store, {
+      sessionUsage: { value: (...a: Parameters<typeof store.sessionUsage>) => (reads++, store.sessionUsage(...a)) },
+    }) as typeof store;
+    const svc = new AgentRunsService(counting, { pricesOf: async (_p, models) => models.map((m) => (m.model === 'm' ? { inputNanosPerToken: price, outputNanosPerToken: price } : undefined)) });
+    const costs = async () => {
+      const page = await svc.listSessions(p.projectId, {});
+      return Object.fromEntries(page.sessions.map((x) => [x.session_key, 'cost_nanos' in x ? x.cost_nanos : x.cost_unavailable_reason]));
+    };
+    return { ...p, setPrice: (v: number) => (price = v), reads: () => reads, costs };
+  }
+
+  it('a page read again with nothing changed is answered from the remembered costs: no session call is read again', async () => {
+    const p = await counted();
+    await p.spans([...run(1, { session: 'a', tokens: 10 }), ...run(2, { session: 'b', costs: [7] }), ...run(3, { session: 'c' })]);
+    expect(await p.costs()).toEqual({ a: 10, b: 7, c: 'zero_cost' });
+    expect(p.reads()).toBe(1);
+    expect(await p.costs()).toEqual({ a: 10, b: 7, c: 'zero_cost' });
+    expect(p.reads()).toBe(1);
+  });
+
+  it('"a price set after ingest prices the runs already stored": a changed price is priced again, the other sessions are not read', async () => {
+    const p = await counted();
+    await p.spans([...run(1, { session: 'a', tokens: 10 }), ...run(2, { session: 'b', costs: [7] })]);
+    expect(await p.costs()).toEqual({ a: 10, b: 7 });
+    p.setPrice(3);
+    expect(await p.costs()).toEqual({ a: 30, b: 7 });
+    expect(p.reads()).toBe(2); // the second read asked for session a only
+  });
+
+  it('a new run, or a late model call of a run, changes the fingerprint: the session is priced again', async () => {
+    const p = await counted();
+    await p.spans(run(1, { session: 'a', tokens: 10 }));
+    expect(await p.costs()).toEqual({ a: 10 });
+    await p.spans(run(2, { session: 'a', tokens: 5 }));
+    expect(await p.costs()).toEqual({ a: 15 });
+    // A late model call of run 1 (a span that arrives after the run was listed).
+    await p.spans([{ traceId: traceId(1), spanId: spanId(150), parentSpanId: spanId(100), op: 'chat', responseModel: 'm', inputTokens: 100, startUs: at(1) + 2 }]);
+    expect(await p.costs()).toEqual({ a: 115 });
+    expect(p.reads()).toBe(3);
+  });
+});
+
 describe('turns', () => {
   it('GET /agent-turns?session_key=: "A turn groups the runs of a session by turn_id", newest first, each with its runs oldest first', async () => {
     const p = await project();

@@ -230,6 +230,12 @@ export interface SightingEnvironmentRow {
   lastSeenUs: number;
 }
 
+/** A session's model steps and their fingerprint (`AgentRunsStore.sessionUsage`). */
+export interface SessionUsage {
+  fingerprint: string;
+  calls: Omit<ModelUsageRow, 'traceId'>[];
+}
+
 export interface AgentRunsStore {
   /** Runs matching the filter, newest first, after the position; at most `limit` (all when absent). */
   runs(filter: RunFilter, opts: { after?: RunPosition; limit?: number }): Promise<RunRow[]>;
@@ -240,8 +246,17 @@ export interface AgentRunsStore {
   runStarts(projectId: string, opts: { after: RunPosition; beforeUs: number; limit: number }): Promise<RunPosition[]>;
   /** Model steps of these runs (grouped by equal usage). */
   modelUsage(projectId: string, traceIds: string[]): Promise<ModelUsageRow[]>;
-  /** The model steps of every run of these sessions (grouped by equal usage within each run), by session; runs started before `notBeforeUs` left out. */
-  sessionUsage(projectId: string, sessionKeys: string[], notBeforeUs?: number): Promise<Map<string, Omit<ModelUsageRow, 'traceId'>[]>>;
+  /**
+   * The model steps of every run of these sessions (grouped by equal usage within each run), by session, with
+   * the fingerprint of those steps read in the same statement; runs started before `notBeforeUs` left out. A
+   * session whose runs made no model call is absent.
+   */
+  sessionUsage(projectId: string, sessionKeys: string[], notBeforeUs?: number): Promise<Map<string, SessionUsage>>;
+  /**
+   * Only the fingerprints of `sessionUsage` (its steps are not read): equal fingerprints, equal steps (the
+   * number of runs with model calls and a 64-bit hash sum over each run's id and usage).
+   */
+  sessionUsageFingerprints(projectId: string, sessionKeys: string[], notBeforeUs?: number): Promise<Map<string, string>>;
   /** Spans of the trace (every step, the root included). */
   countSteps(projectId: string, traceId: string): Promise<number>;
   /** Every span of the trace, by start then span id. */

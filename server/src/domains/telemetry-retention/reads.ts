@@ -183,6 +183,9 @@ export function retainedReads(ports: TelemetryReads, cutoffs: RetentionCutoffs):
     async sessionUsage(projectId, sessionKeys, notBeforeUs) {
       return a.sessionUsage(projectId, sessionKeys, later(notBeforeUs, await spans(projectId)));
     },
+    async sessionUsageFingerprints(projectId, sessionKeys, notBeforeUs) {
+      return a.sessionUsageFingerprints(projectId, sessionKeys, later(notBeforeUs, await spans(projectId)));
+    },
     countSteps: (projectId, traceId) => a.countSteps(projectId, traceId),
     async steps(projectId, traceId) {
       const [rows, cut] = await Promise.all([a.steps(projectId, traceId), spans(projectId)]);

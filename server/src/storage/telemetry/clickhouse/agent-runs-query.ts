@@ -24,6 +24,7 @@ import type {
   RunRow,
   SessionFilter,
   SessionRow,
+  SessionUsage,
   SightingEnvironmentRow,
   SightingRow,
   StepRow,
@@ -47,6 +48,16 @@ import {
   type UsageTuple,
 } from './agent-runs-sql.js';
 import type { ChTelemetryDb } from './db.js';
+
+/** A session's runs with model calls (`sessionUsage`): the same rows for the calls and their fingerprint. */
+function sessionRunsWhere(p: ChParams, projectId: string, sessionKeys: string[], notBeforeUs?: number): string {
+  const project = p.str(projectId);
+  const since = notBeforeUs !== undefined ? `AND start_us >= ${p.int(notBeforeUs)}` : '';
+  return `project_id = ${project} AND session_key IN ${p.strs(sessionKeys)} AND model_calls > 0 AND ${notTombstoned(project)} ${since}`;
+}
+
+/** Runs with model calls, and the sum (mod 2^64) of a 64-bit hash of each one's id and usage (order independent). */
+const SESSION_FINGERPRINT = `toString(count()) || ':' || toString(sum(cityHash64(trace_id, usage)))`;
 
 export class ChAgentRunsQuery implements AgentRunsStore {
   constructor(private readonly db: ChTelemetryDb) {}
@@ -96,21 +107,27 @@ export class ChAgentRunsQuery implements AgentRunsStore {
     return rows.flatMap((r) => usageOf(String(r.usage)).map((u) => ({ traceId: String(r.trace_id), ...u })));
   }
 
-  async sessionUsage(projectId: string, sessionKeys: string[], notBeforeUs?: number): Promise<Map<string, Omit<ModelUsageRow, 'traceId'>[]>> {
-    const out = new Map<string, Omit<ModelUsageRow, 'traceId'>[]>();
+  async sessionUsage(projectId: string, sessionKeys: string[], notBeforeUs?: number): Promise<Map<string, SessionUsage>> {
+    const out = new Map<string, SessionUsage>();
     if (sessionKeys.length === 0) return out;
     const p = new ChParams();
-    const project = p.str(projectId);
-    const since = notBeforeUs !== undefined ? `AND start_us >= ${p.int(notBeforeUs)}` : '';
-    // One array per session: its runs' usage JSON arrays.
-    const sql = `SELECT session_key, groupArray(usage) AS usage FROM run_summaries FINAL
-      WHERE project_id = ${project} AND session_key IN ${p.strs(sessionKeys)} AND model_calls > 0 AND ${notTombstoned(project)} ${since}
-      GROUP BY session_key ${LOCAL_SUBQUERIES}`;
+    // One array per session: its runs' usage JSON arrays, and their fingerprint from the same rows.
+    const sql = `SELECT session_key, groupArray(usage) AS usages, ${SESSION_FINGERPRINT} AS fingerprint FROM run_summaries FINAL
+      WHERE ${sessionRunsWhere(p, projectId, sessionKeys, notBeforeUs)} GROUP BY session_key ${LOCAL_SUBQUERIES}`;
     for (const r of await this.rows(sql, p)) {
-      const runs = (r.usage as string[]).map((u) => JSON.parse(u) as UsageTuple[]);
-      out.set(String(r.session_key), runs.flat().map(usageRow));
+      const calls: Omit<ModelUsageRow, 'traceId'>[] = [];
+      for (const u of r.usages as string[]) for (const t of JSON.parse(u) as UsageTuple[]) calls.push(usageRow(t));
+      out.set(String(r.session_key), { fingerprint: String(r.fingerprint), calls });
     }
     return out;
+  }
+
+  async sessionUsageFingerprints(projectId: string, sessionKeys: string[], notBeforeUs?: number): Promise<Map<string, string>> {
+    if (sessionKeys.length === 0) return new Map();
+    const p = new ChParams();
+    const sql = `SELECT session_key, ${SESSION_FINGERPRINT} AS fingerprint FROM run_summaries FINAL
+      WHERE ${sessionRunsWhere(p, projectId, sessionKeys, notBeforeUs)} GROUP BY session_key ${LOCAL_SUBQUERIES}`;
+    return new Map((await this.rows(sql, p)).map((r) => [String(r.session_key), String(r.fingerprint)]));
   }
 
   async countSteps(projectId: string, traceId: string): Promise<number> {

@@ -23,6 +23,7 @@ import type {
   RunRow,
   SessionFilter,
   SessionRow,
+  SessionUsage,
   SightingEnvironmentRow,
   SightingRow,
   StepRow,
@@ -107,6 +108,15 @@ export async function traceRows(c: DuckDBConnection, table: 'spans' | 'span_even
   return [...first.values()].sort(of.order);
 }
 
+/** A session's runs with model calls (`sessionUsage`): the same rows for the calls and their fingerprint. */
+function sessionRunsWhere(p: Params, projectId: string, sessionKeys: string[], notBeforeUs?: number): string {
+  const since = notBeforeUs !== undefined ? `AND start_us >= ${p.int(notBeforeUs)}` : '';
+  return `project_id = ${p.str(projectId)} AND session_key ${inList(p, sessionKeys)} AND model_calls > 0 ${since}`;
+}
+
+/** Runs with model calls, and the sum of a 64-bit hash of each one's id and usage (order independent). */
+const SESSION_FINGERPRINT = `count(*)::VARCHAR || ':' || sum(hash(trace_id || '|' || usage))::VARCHAR`;
+
 export class DuckDbAgentRunsQuery implements AgentRunsStore {
   constructor(private readonly db: TelemetryDb) {}
 
@@ -182,20 +192,28 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
     return rows.flatMap((r) => usageOf(String(r.usage)).map((u) => ({ traceId: String(r.trace_id), ...u })));
   }
 
-  async sessionUsage(projectId: string, sessionKeys: string[], notBeforeUs?: number): Promise<Map<string, Omit<ModelUsageRow, 'traceId'>[]>> {
-    const out = new Map<string, Omit<ModelUsageRow, 'traceId'>[]>();
+  async sessionUsage(projectId: string, sessionKeys: string[], notBeforeUs?: number): Promise<Map<string, SessionUsage>> {
+    const out = new Map<string, SessionUsage>();
     if (sessionKeys.length === 0) return out;
     const p = new Params();
-    const since = notBeforeUs !== undefined ? `AND start_us >= ${p.int(notBeforeUs)}` : '';
     // One JSON array per session: its runs' usage arrays joined (each run's groups are `[...]` items).
-    const sql = `SELECT session_key, '[' || string_agg(usage, ',') || ']' AS usage FROM run_summaries
-      WHERE project_id = ${p.str(projectId)} AND session_key ${inList(p, sessionKeys)} AND model_calls > 0 ${since} GROUP BY session_key`;
+    const sql = `SELECT session_key, '[' || string_agg(usage, ',') || ']' AS usages, ${SESSION_FINGERPRINT} AS fingerprint
+      FROM run_summaries WHERE ${sessionRunsWhere(p, projectId, sessionKeys, notBeforeUs)} GROUP BY session_key`;
     for (const r of await this.db.read((c) => query(c, sql, p))) {
-      const rows: Omit<ModelUsageRow, 'traceId'>[] = [];
-      for (const run of JSON.parse(String(r.usage)) as UsageTuple[][]) for (const t of run) rows.push(usageRow(t));
-      out.set(String(r.session_key), rows);
+      const calls: Omit<ModelUsageRow, 'traceId'>[] = [];
+      for (const run of JSON.parse(String(r.usages)) as UsageTuple[][]) for (const t of run) calls.push(usageRow(t));
+      out.set(String(r.session_key), { fingerprint: String(r.fingerprint), calls });
     }
     return out;
+  }
+
+  async sessionUsageFingerprints(projectId: string, sessionKeys: string[], notBeforeUs?: number): Promise<Map<string, string>> {
+    if (sessionKeys.length === 0) return new Map();
+    const p = new Params();
+    const sql = `SELECT session_key, ${SESSION_FINGERPRINT} AS fingerprint FROM run_summaries
+      WHERE ${sessionRunsWhere(p, projectId, sessionKeys, notBeforeUs)} GROUP BY session_key`;
+    const rows = await this.db.read((c) => query(c, sql, p));
+    return new Map(rows.map((r) => [String(r.session_key), String(r.fingerprint)]));
   }
 
   async countSteps(projectId: string, traceId: string): Promise<number> {

@@ -198,10 +198,13 @@ async function compareAll(r: Rng, projectId: string, traceIds: string[]) {
   const sessionKeys = [...new Set(all.map((x) => x.sessionKey).filter((k): k is string => k !== null))];
   const rawUsage = await raw.modelUsage(projectId, ids);
   const bySession = await summaries.sessionUsage(projectId, sessionKeys);
+  const fingerprints = await summaries.sessionUsageFingerprints(projectId, sessionKeys);
   for (const key of sessionKeys) {
     const runsOf = new Set(all.filter((x) => x.sessionKey === key).map((x) => x.traceId));
     const want = rawUsage.filter((u) => runsOf.has(u.traceId)).map(({ traceId: _, ...u }) => u);
-    expect(byTrace((bySession.get(key) ?? []) as never)).toEqual(byTrace(want as never));
+    expect(byTrace((bySession.get(key)?.calls ?? []) as never)).toEqual(byTrace(want as never));
+    // The fingerprint alone is the one read with the calls; a session without model calls has neither.
+    expect(fingerprints.get(key)).toBe(bySession.get(key)?.fingerprint);
   }
   for (const id of ids.slice(0, 10)) expect(await summaries.countSteps(projectId, id)).toBe(await raw.countSteps(projectId, id));
   for (const id of ids.slice(0, 5)) expect(await summaries.steps(projectId, id)).toEqual(await raw.steps(projectId, id));
