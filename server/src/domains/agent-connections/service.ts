@@ -64,7 +64,7 @@ export function clientLabels(client: { clientId: string; metadata(): Record<stri
   return { clientName: name?.trim() ?? client.clientId, clientHost: hostOf(m.client_uri) ?? hostOf(redirect) };
 }
 
-/** The agent-connection endpoints serve a signed-in person at a browser only (see README). */
+/** The agent-connection endpoints serve a signed-in person at a browser only (see docs/reference.md). */
 export function requireBrowserSession(caller: Principal): void {
   if (caller.kind !== 'session')
     throw permissionDenied('agent connections are managed by a signed-in person in a browser session; API keys and agent (OAuth) credentials are refused');
@@ -210,7 +210,7 @@ export class AgentConnectionService {
     return a;
   }
 
-  /** Deleting a project revokes the approvals limited to it (see README: approvals and projects). */
+  /** Deleting a project revokes the approvals limited to it (see docs/reference.md: approvals and projects). */
   async revokeForProject(projectId: string, orgId: string): Promise<number> {
     const at = this.clock.now().toISOString();
     return this.store.transaction(async (tx) => {

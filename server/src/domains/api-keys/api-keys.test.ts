@@ -178,7 +178,7 @@ describe.each(['sqlite', 'postgres'] as const)('API keys over HTTP (%s)', (diale
     expect(refused.json()).toMatchObject({ error: 'conflict' });
     expect(refused.json().message).toContain('lock everyone out');
     expect((await t.call({ method: 'GET', url: '/api/v1/account/api-keys', key: org.ownerKey })).statusCode).toBe(200);
-    // Rotation as the README says: mint the replacement, then revoke the old key.
+    // Rotation as docs/reference.md says: mint the replacement, then revoke the old key.
     const next = await create({ name: 'owner 2', scopes: ['api_key:write', 'projects:read'], org_wide: true }, org.ownerKey);
     expect((await t.call({ method: 'POST', url: `/api/v1/account/api-keys/${ownerId}/revoke`, key: next.json().key })).statusCode).toBe(200);
     expect((await t.call({ method: 'GET', url: '/api/v1/account/api-keys', key: org.ownerKey })).statusCode).toBe(401);

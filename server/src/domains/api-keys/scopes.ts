@@ -2,7 +2,7 @@
 export const ALL_SCOPES = [
   'metrics:read',
   'metrics:delete',
-  // Not named by the spec (it leaves the scopes of traces and logs open): our own (documented in the README).
+  // Not named by the spec (it leaves the scopes of traces and logs open): our own (documented in docs/reference.md).
   'traces:read',
   'traces:delete',
   'logs:read',
@@ -28,10 +28,10 @@ export const ALL_SCOPES = [
   'evals:write',
   'scores:read',
   'scores:write',
-  // Not named by the spec; our own for project administration (documented in the README).
+  // Not named by the spec; our own for project administration (documented in docs/reference.md).
   'projects:read',
   'projects:write',
-  // Not named by the spec either: the LLM model price table under /llm (documented in the README).
+  // Not named by the spec either: the LLM model price table under /llm (documented in docs/reference.md).
   'llm:read',
   'llm:write',
 ] as const;

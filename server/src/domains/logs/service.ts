@@ -3,7 +3,7 @@
  * spec, so designed after Loki, Sentry and the OTel log data model). No HTTP, no SQL. Window and attribute
  * rules: ../traces/query-rules.ts; severities: severity.ts; patterns: patterns.ts; the live tail: tail.ts.
  *
- * Decisions (quoted by the README):
+ * Decisions (quoted in docs/reference.md):
  * - Scopes (ours; the spec names none for logs): `logs:read` for the reads and the tail, `logs:delete`
  *   for the delete.
  * - Filters shared by every log read, the delete and the tail: `service` (exact `service.name`, repeatable

@@ -1,7 +1,7 @@
 /**
  * The live log tail, `GET /stream/logs` (spec 1, "Raw observability"; Authentication rules 7 and 8).
  *
- * Decisions (quoted by the README):
+ * Decisions (quoted in docs/reference.md):
  * - Server-Sent Events. Each new matching log record is `event: log` with `id: <log_id>` and the record
  *   (the `/logs` shape) as `data`. A comment `: ping` is sent every 15 seconds so proxies keep the
  *   connection; the stream opens with the comment `: stream open`.

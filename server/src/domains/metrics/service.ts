@@ -3,7 +3,7 @@
  * They are split by meaning: request-rules.ts (steps, windows, label keys, filters, limits), histogram-cells.ts
  * and names-labels.ts (names, labels, recorded content); this file runs them against the store.
  *
- * Decisions the spec leaves open (quoted by the README):
+ * Decisions the spec leaves open (quoted in docs/reference.md):
  * - Aggregate buckets are aligned to multiples of `step` since the Unix epoch (UTC): bucket = floor(ts / step) * step.
  *   Timestamps are returned as RFC 3339 strings (the bucket start, UTC, millisecond precision).
  * - A bucket with no points is absent, never zero.

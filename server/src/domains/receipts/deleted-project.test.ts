@@ -2,7 +2,7 @@
  * Deleting a project makes its governance records unreachable at once: receipts, the receipt chain and
  * its signed artifacts, memory labels and propagation, erasure records, authority edges, manifests and
  * the content policy all answer like a missing project (404), and nothing new can be written there.
- * (The records are kept, not erased: README "What does not work yet".)
+ * (The records are kept, not erased: docs/limitations.md.)
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
  * time windows (`since`/`until`), attribute filters (`attr=key=value`), trace ids, recorded-content
  * attributes and the microsecond timestamps of the answers. No HTTP, no SQL.
  *
- * Decisions (quoted by the README):
+ * Decisions (quoted in docs/reference.md):
  * - `since` and `until` follow the API's one time vocabulary (http/time.ts): an RFC 3339 timestamp or a
  *   positive duration before now (`30m`, `6h`, `7d`), the same grammar as the CLI's time flags.
  * - The window is closed at both ends. Default: the 24 hours ending at `until` (default now); with only

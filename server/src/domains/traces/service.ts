@@ -2,7 +2,7 @@
  * The rules of `/services` and `/traces` (spec 1, "Raw observability"; fields not shown by the spec, so
  * designed after Jaeger and Tempo). No HTTP, no SQL. Shared window and attribute rules: query-rules.ts.
  *
- * Decisions (quoted by the README):
+ * Decisions (quoted in docs/reference.md):
  * - Scopes (ours; the spec names none for traces): `traces:read` for the reads, `traces:delete` for the
  *   delete. `/services` needs `traces:read` or `logs:read`; span counts are present with `traces:read`,
  *   log counts with `logs:read`.
