@@ -3,7 +3,7 @@
  * per docs/agent-model.md. No HTTP, no SQL: request-rules.ts checks what is asked, the store port reads,
  * cost.ts and views.ts shape the answer.
  *
- * Decisions the spec leaves open (also in the report to the lead / README):
+ * Decisions the spec leaves open (also in docs/reference.md):
  * - Page sizes: runs, sessions, turns default 50, max 200; events default 100, max 500; identities
  *   default 100, max 200. `limit=0` is refused (400) on all of them.
  * - Lists are newest first by start time (runs: the root's start; sessions: the first run's start; turns:

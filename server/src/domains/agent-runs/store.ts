@@ -257,8 +257,6 @@ export interface AgentRunsStore {
    * number of runs with model calls and a 64-bit hash sum over each run's id and usage).
    */
   sessionUsageFingerprints(projectId: string, sessionKeys: string[], notBeforeUs?: number): Promise<Map<string, string>>;
-  /** Spans of the trace (every step, the root included). */
-  countSteps(projectId: string, traceId: string): Promise<number>;
   /** Every span of the trace, by start then span id. */
   steps(projectId: string, traceId: string): Promise<StepRow[]>;
   sessions(filter: SessionFilter, opts: { after?: KeyPosition; limit?: number }): Promise<SessionRow[]>;

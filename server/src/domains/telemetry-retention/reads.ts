@@ -186,7 +186,6 @@ export function retainedReads(ports: TelemetryReads, cutoffs: RetentionCutoffs):
     async sessionUsageFingerprints(projectId, sessionKeys, notBeforeUs) {
       return a.sessionUsageFingerprints(projectId, sessionKeys, later(notBeforeUs, await spans(projectId)));
     },
-    countSteps: (projectId, traceId) => a.countSteps(projectId, traceId),
     async steps(projectId, traceId) {
       const [rows, cut] = await Promise.all([a.steps(projectId, traceId), spans(projectId)]);
       return cut === undefined ? rows : rows.filter((s) => s.startUs >= cut);

@@ -130,15 +130,6 @@ export class ChAgentRunsQuery implements AgentRunsStore {
     return new Map((await this.rows(sql, p)).map((r) => [String(r.session_key), String(r.fingerprint)]));
   }
 
-  async countSteps(projectId: string, traceId: string): Promise<number> {
-    const p = new ChParams();
-    const project = p.str(projectId);
-    const sql = `SELECT span_count FROM trace_summaries FINAL
-      WHERE project_id = ${project} AND trace_id = ${p.str(traceId)} AND ${notTombstoned(project)} ${LOCAL_SUBQUERIES}`;
-    const [r] = await this.rows(sql, p);
-    return r ? num(r.span_count) : 0;
-  }
-
   async steps(projectId: string, traceId: string): Promise<StepRow[]> {
     const p = new ChParams();
     const project = p.str(projectId);

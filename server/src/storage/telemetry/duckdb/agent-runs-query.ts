@@ -216,11 +216,6 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
     return new Map(rows.map((r) => [String(r.session_key), String(r.fingerprint)]));
   }
 
-  async countSteps(projectId: string, traceId: string): Promise<number> {
-    const r = await this.db.read((c) => byTrace(c, 'trace_summaries', 'span_count AS n', projectId, traceId));
-    return r ? num(r.n) : 0;
-  }
-
   async steps(projectId: string, traceId: string): Promise<StepRow[]> {
     const rows = await this.db.read((c) => traceRows(c, 'spans', `${STEP_COLUMNS}, ingested_at_us`, projectId, traceId, SPAN_ROWS));
     return rows.map(toStepRow);

@@ -71,6 +71,9 @@ export async function openTelemetryDb(opts: {
   } finally {
     source.closeSync();
   }
+  // Reads and writers' transactions are the statements DuckDB's threads follow (thread-governor.ts).
+  const governor = new ThreadGovernor(instance, threads, (e) => opts.log?.(`telemetry threads could not be set: ${String(e)}`));
+  governor.start();
   const idle: DuckDBConnection[] = [];
   const waiting: ((c: DuckDBConnection) => void)[] = [];
   for (let i = 0; i < (opts.readers ?? 4); i++) idle.push(await instance.connect());
@@ -89,8 +92,6 @@ export async function openTelemetryDb(opts: {
     }
   }
 
-  const governor = new ThreadGovernor(instance, threads, (e) => opts.log?.(`telemetry threads could not be set: ${String(e)}`));
-  governor.start();
   const checkpointer =
     file === ':memory:' ? null : new Checkpointer(instance, `${file}.wal`, CHECKPOINT_WAL_BYTES, governor, (e) => opts.log?.(`telemetry checkpoint failed (tried again in a second): ${String(e)}`));
   checkpointer?.start();

@@ -32,7 +32,7 @@ import { STEP_COLUMNS, healthOf, toStepRow } from './agent-runs-query.js';
 import type { TelemetryDb } from './open.js';
 
 /** The reads the summaries answer. */
-export type SummarizedReads = Pick<AgentRunsStore, 'runs' | 'runStarts' | 'runHealth' | 'modelUsage' | 'countSteps' | 'steps' | 'sessions' | 'turns'>;
+export type SummarizedReads = Pick<AgentRunsStore, 'runs' | 'runStarts' | 'runHealth' | 'modelUsage' | 'steps' | 'sessions' | 'turns'>;
 
 export class RawSpanAgentRunsQuery implements SummarizedReads {
   constructor(private readonly db: TelemetryDb) {}
@@ -162,6 +162,7 @@ export class RawSpanAgentRunsQuery implements SummarizedReads {
     return rows.map((r) => ({ traceId: String(r.trace_id), ...usageOf(r), steps: num(r.steps) }));
   }
 
+  /** Spans of the trace (every step, the root included): what a run summary's step count must be. */
   async countSteps(projectId: string, traceId: string): Promise<number> {
     const p = new Params();
     const sql = `SELECT count(DISTINCT span_id) AS n FROM spans WHERE project_id = ${p.str(projectId)} AND trace_id = ${p.str(traceId)}`;
