@@ -18,98 +18,15 @@
  * `param_<name>` and never become part of the SQL text.
  */
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { Session } from 'chdb';
+import { loadNative, type NativeAddon, type NativeQueryResult } from './native.js';
+import { firstKeyword, insertExpectsData, quoteIdentifier, quoteString } from './sql-text.js';
+import { EngineError, summary, type ExecRequest, type ExecResult, type ExecSession } from './exec-types.js';
 
-/** What chdb's native addon returns for a query. */
-interface NativeQueryResult {
-  bytes: Uint8Array;
-  elapsed: number;
-  rowsRead?: number;
-  bytesRead?: number;
-}
-/** What chdb's native addon returns for an insert with a raw payload. */
-interface NativeInsertResult {
-  elapsed: number;
-  rowsWritten: number;
-  bytesWritten: number;
-}
-/** The two entry points of chdb's native addon used here (chdb 3.4.0; the JS wrappers do not expose them as needed). */
-interface NativeAddon {
-  QueryAsyncConnection(conn: unknown, sql: string, format: string, params?: Record<string, string>): Promise<NativeQueryResult>;
-  InsertRawAsyncConnection(conn: unknown, prefix: string, data: Buffer, countLines: boolean): Promise<NativeInsertResult>;
-}
+export { EngineError, type ExecRequest, type ExecResult, type ExecSession, type Summary } from './exec-types.js';
 
-/**
- * The native addon, through chdb's own loader (the same cached instance chdb's Session uses). Two things need it
- * rather than the public wrappers: binding `param_` values verbatim (the wrappers re-escape JS strings, which would
- * change what the client sent), and inserting a raw payload after an arbitrary INSERT statement (the wrappers only
- * take a bare table name, not `INSERT INTO db.t (a, b) SETTINGS … FORMAT X`).
- */
-function loadNative(): NativeAddon {
-  const require = createRequire(import.meta.url);
-  const chdbMain = require.resolve('chdb');
-  const loader = createRequire(chdbMain)('./dist/loader.js') as { loadNative(): NativeAddon };
-  const native = loader.loadNative();
-  if (typeof native.QueryAsyncConnection !== 'function' || typeof native.InsertRawAsyncConnection !== 'function') {
-    throw new Error('this chdb version does not provide QueryAsyncConnection/InsertRawAsyncConnection (chdb 3.4.0 does)');
-  }
-  return native;
-}
+export { firstKeyword, insertExpectsData, quoteIdentifier, quoteString, trailingFormat } from './sql-text.js';
 
-/** The `X-ClickHouse-Summary` header, as ClickHouse sends it (all values strings). */
-export interface Summary {
-  read_rows: string;
-  read_bytes: string;
-  written_rows: string;
-  written_bytes: string;
-  total_rows_to_read: string;
-  result_rows: string;
-  result_bytes: string;
-  elapsed_ns: string;
-}
-
-export interface ExecSession {
-  id: string;
-  /** Seconds of inactivity after which the session is closed (ClickHouse's `session_timeout`, default 60). */
-  timeoutSec: number;
-  /** `session_check=1`: fail with SESSION_NOT_FOUND instead of creating the session. */
-  check: boolean;
-  /** `close_session=1`: close the session after this query. */
-  close: boolean;
-}
-
-export interface ExecRequest {
-  /** The SQL text. With `data`, the INSERT statement the payload belongs to. */
-  sql: string;
-  /** A raw insert payload (the request body after `?query=INSERT … FORMAT X`), handed to the engine as bytes. */
-  data?: Buffer;
-  /** The output format when the SQL has no FORMAT clause (`default_format`, else TabSeparated). */
-  defaultFormat: string;
-  /** ClickHouse settings, in the order received. */
-  settings: Array<[string, string]>;
-  /** `{name:Type}` parameter values, as sent (`param_<name>`). */
-  params: Record<string, string>;
-  /** The current database for this query (`database`). */
-  database?: string;
-  session?: ExecSession;
-}
-
-export interface ExecResult {
-  body: Buffer;
-  summary: Summary;
-}
-
-/** A ClickHouse exception: what the HTTP layer turns into `Code: N. DB::Exception: … (NAME) (version …)`. */
-export class EngineError extends Error {
-  constructor(
-    message: string,
-    readonly code: number,
-    readonly errorName: string,
-  ) {
-    super(message);
-  }
-}
 
 /** A connection of the engine (a chdb Session at the server's data directory) and what this module knows of its state. */
 interface Conn {
@@ -136,48 +53,6 @@ interface SessionEntry {
 const STATEFUL_SQL = /\b(?:SET|USE|TEMPORARY)\b/i;
 const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const SESSION_ID = /^[A-Za-z0-9_.\-:]{1,255}$/;
-
-/** A ClickHouse string literal for any value (backslash and quote escaped; the engine parses the rest). */
-export function quoteString(value: string): string {
-  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
-
-/** A ClickHouse identifier in backquotes, escaped. */
-export function quoteIdentifier(name: string): string {
-  return `\`${name.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``;
-}
-
-/** Skips whitespace and comments at the start of a SQL text; returns the first keyword, upper-cased. */
-export function firstKeyword(sql: string): string {
-  const lead = /^(?:\s+|--[^\n]*(?:\n|$)|#[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*/.exec(sql);
-  const rest = sql.slice(lead ? lead[0].length : 0);
-  return (/^[A-Za-z]+/.exec(rest)?.[0] ?? '').toUpperCase();
-}
-
-/** The format named by a trailing FORMAT clause (optionally followed by SETTINGS), if any. */
-export function trailingFormat(sql: string): string | undefined {
-  const m = /\bFORMAT\s+([A-Za-z][A-Za-z0-9_]*)(?:\s+SETTINGS\b[^;]*)?\s*;?\s*$/i.exec(sql);
-  return m?.[1];
-}
-
-/** An INSERT whose rows are expected after the statement (`… FORMAT X` or `… VALUES` with nothing after). */
-export function insertExpectsData(sql: string): boolean {
-  return firstKeyword(sql) === 'INSERT' && (trailingFormat(sql) !== undefined || /\bVALUES\s*;?\s*$/i.test(sql));
-}
-
-function summary(fields: Partial<Record<keyof Summary, number>>): Summary {
-  const s = (n: number | undefined) => String(Math.max(0, Math.round(n ?? 0)));
-  return {
-    read_rows: s(fields.read_rows),
-    read_bytes: s(fields.read_bytes),
-    written_rows: s(fields.written_rows),
-    written_bytes: s(fields.written_bytes),
-    total_rows_to_read: s(fields.total_rows_to_read),
-    result_rows: s(fields.result_rows),
-    result_bytes: s(fields.result_bytes),
-    elapsed_ns: s(fields.elapsed_ns),
-  };
-}
 
 /** One job at a time, in arrival order. */
 class SerialQueue {
