@@ -16,6 +16,7 @@ import type { ProjectService } from '../projects/service.js';
 import type { ProjectRecord } from '../projects/store.js';
 import type { AgentRunsStore, SightingRow } from '../agent-runs/store.js';
 import { codePoint, seenIn, type SeenIn } from './environments.js';
+import { newAsset } from './new-asset.js';
 import { principalRef, shadowKey, type SignalService } from './signals.js';
 import {
   ACTIVE_STATUSES,
@@ -394,33 +395,4 @@ export class AssetService {
   settled(): Promise<unknown> {
     return this.pending;
   }
-
-}
-
-
-/** A new asset (version 1): unreviewed, unassessed, unclassified, unowned, not quarantined, unless told otherwise. */
-export function newAsset(a: Pick<AssetRecord, 'id' | 'orgId' | 'projectId' | 'name' | 'origin' | 'createdAt'> & Partial<AssetRecord>): AssetRecord {
-  return {
-    description: null,
-    environment: null,
-    approvalState: 'APPROVAL_STATE_UNREVIEWED',
-    approverPrincipal: null,
-    approvalReason: null,
-    reviewedAt: null,
-    riskTier: 'RISK_TIER_UNASSESSED',
-    dataClassification: 'DATA_CLASSIFICATION_UNCLASSIFIED',
-    classifiedBy: null,
-    classificationReason: null,
-    classifiedAt: null,
-    ownerTeam: null,
-    ownerPrincipal: null,
-    ownershipSetBy: null,
-    ownershipSetAt: null,
-    quarantineId: null,
-    version: 1,
-    createdBy: null,
-    updatedAt: a.createdAt,
-    observationKeys: [],
-    ...a,
-  };
 }

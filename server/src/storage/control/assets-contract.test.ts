@@ -1,7 +1,8 @@
 /** The asset, review-signal and outbox stores' contract, on both engines: embedded SQLite and the PostgreSQL server. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignalService } from '../../domains/assets/signals.js';
-import { AssetService, newAsset, type SightingsReader } from '../../domains/assets/service.js';
+import { AssetService, type SightingsReader } from '../../domains/assets/service.js';
+import { newAsset } from '../../domains/assets/new-asset.js';
 import type { AssetRecord, SignalRecord } from '../../domains/assets/store.js';
 import type { ProjectService } from '../../domains/projects/service.js';
 import { randomIds } from '../../lib/clock.js';

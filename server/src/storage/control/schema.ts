@@ -4,6 +4,7 @@ import type { GovernanceTables } from './schema-governance.js';
 
 export type * from './schema-evaluations.js';
 export type * from './schema-governance.js';
+export type * from './schema-content.js';
 
 export interface OrganizationsTable {
   id: string;
