@@ -201,6 +201,27 @@ describe('traces and services', () => {
   });
 
   describe('GET /traces/{traceId}', () => {
+    it('"an object of another project answers like a missing one": the same trace id stored in two projects is two traces, each read only with its own spans and events', async () => {
+      const a = await fresh();
+      const b = await fresh();
+      const trace = newTraceId();
+      await insertSpans(t.ctx.telemetry, [
+        { projectId: a.projectId, traceId: trace, name: 'a-root', start: '2024-06-01T11:00:00Z', durationMs: 10, events: [{ name: 'a-event', at: '2024-06-01T11:00:00.001Z' }] },
+        { projectId: b.projectId, traceId: trace, name: 'b-root', start: '2024-06-01T11:00:00Z', durationMs: 10 },
+        { projectId: b.projectId, traceId: trace, name: 'b-child', start: '2024-06-01T11:00:00.002Z', durationMs: 1, events: [{ name: 'b-event', at: '2024-06-01T11:00:00.003Z' }] },
+      ]);
+      const read = async (key: string) => {
+        const r = await get(key, `/traces/${trace}`);
+        expect(r.statusCode).toBe(200);
+        const spans = r.json().spans as { name: string; events?: { name: string }[] }[];
+        return { count: r.json().span_count, names: spans.flatMap((x) => [x.name, ...(x.events ?? []).map((e) => e.name)]).sort() };
+      };
+      expect(await read(a.key)).toEqual({ count: 1, names: ['a-event', 'a-root'] });
+      expect(await read(b.key)).toEqual({ count: 2, names: ['b-child', 'b-event', 'b-root'] });
+      const other = await fresh();
+      expect((await get(other.key, `/traces/${trace}`)).statusCode).toBe(404);
+    });
+
     it('returns the span tree with attributes, resource attributes and span events; missing parents are orphans at the top level', async () => {
       const { projectId, key } = await fresh();
       const trace = newTraceId();
