@@ -26,7 +26,7 @@ import { openStores } from '../server/src/stores.js';
 import { ingestRun, otlpPoster, pct, perSecond, setTableSuffix, table } from './lib.js';
 import { benchDatabase, clickHouseEndpoint, dropDatabase, engineArg, engineLabel, loadLine, seedMetricPoints, UsageError, type ChEndpoint, type EngineName } from './engine.js';
 import { benchAgentReads } from './agent-reads.js';
-import { benchSpans } from './spans.js';
+import { benchSpans, benchSummaryUpkeep } from './spans.js';
 import { benchContainment } from './containment.js';
 import { benchEvaluations } from './evaluations.js';
 import { benchPeer } from './peer.js';
@@ -182,7 +182,10 @@ async function inProcess(control: ControlStore, telemetry: TelemetryEngine, conf
   }
   if (queryRows.length) table('POST /metrics/aggregate (1,000 series)', ['points', 'query', 'runs', 'p50 ms', 'p99 ms'], queryRows);
 
-  if (wants('spans')) await benchSpans(address, key, init.projectId, quick);
+  if (wants('spans')) {
+    await benchSpans(address, key, init.projectId, quick);
+    if (engine === 'duckdb') await benchSummaryUpkeep(address, key, init.projectId, quick);
+  }
 
   if (wants('agent')) {
     const projectId = (await ctx.projects.create((await ctx.apiKeys.authenticate(key))!, { name: 'bench-agent' })).id;

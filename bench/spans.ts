@@ -154,3 +154,45 @@ export async function benchSpans(address: string, key: string, projectId: string
     rows,
   );
 }
+
+/**
+ * What keeping the summaries costs span ingest (`--only=spans`): the same requests (1,000 spans, 4 in flight)
+ * posted with the summary upkeep on and, for the bench alone, off (its `update` replaced by one that folds
+ * nothing), in interleaved rounds so that the machine's drift and the tables' growth fall on both alike.
+ * Answers the median spans/s and the process CPU per span (client and server) of each.
+ */
+export async function benchSummaryUpkeep(address: string, key: string, projectId: string, quick: boolean): Promise<void> {
+  const { SummaryUpkeep } = await import('../server/src/storage/telemetry/duckdb/summaries-writer.js');
+  const update = SummaryUpkeep.prototype.update;
+  const post = otlpPoster(address, '/v1/traces', projectId, key);
+  const rounds = quick ? 2 : 6;
+  const requests = quick ? 16 : 60;
+  const seen = { on: [] as { rate: number; cpuUs: number }[], off: [] as { rate: number; cpuUs: number }[] };
+  let seq = 50_000;
+  try {
+    for (let r = 0; r < rounds; r++) {
+      for (const mode of r % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
+        SummaryUpkeep.prototype.update = mode === 'on' ? update : async () => () => undefined;
+        const bodies = Array.from({ length: requests }, () => spanBody(1_000, seq++));
+        const warmUp = Array.from({ length: 4 }, () => spanBody(1_000, seq++));
+        const cpu0 = process.cpuUsage();
+        const { secs } = await ingestRun(post, bodies, 4, warmUp);
+        const cpu = process.cpuUsage(cpu0);
+        seen[mode].push({ rate: (1_000 * requests) / secs, cpuUs: (cpu.user + cpu.system) / ((requests + 4) * 1_000) });
+      }
+    }
+  } finally {
+    SummaryUpkeep.prototype.update = update;
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const on = { rate: median(seen.on.map((s) => s.rate)), cpuUs: median(seen.on.map((s) => s.cpuUs)) };
+  const off = { rate: median(seen.off.map((s) => s.rate)), cpuUs: median(seen.off.map((s) => s.cpuUs)) };
+  table(
+    `Summary upkeep's cost to span ingest (1,000 spans/request, 4 in flight; ${rounds} interleaved rounds of ${requests} requests, medians; CPU is the bench process's, client included)`,
+    ['summaries', 'spans/s', 'CPU µs/span', 'throughput cost'],
+    [
+      ['kept (as served)', Math.round(on.rate).toLocaleString('en-US'), on.cpuUs.toFixed(1), `${((1 - on.rate / off.rate) * 100).toFixed(1)} %`],
+      ['not kept (bench only)', Math.round(off.rate).toLocaleString('en-US'), off.cpuUs.toFixed(1), '—'],
+    ],
+  );
+}
