@@ -165,8 +165,8 @@ export async function benchSummaryUpkeep(address: string, key: string, projectId
   const { SummaryUpkeep } = await import('../server/src/storage/telemetry/duckdb/summaries-writer.js');
   const update = SummaryUpkeep.prototype.update;
   const post = otlpPoster(address, '/v1/traces', projectId, key);
-  const rounds = quick ? 2 : 6;
-  const requests = quick ? 16 : 60;
+  const rounds = quick ? 2 : 40;
+  const requests = quick ? 16 : 20;
   const seen = { on: [] as { rate: number; cpuUs: number }[], off: [] as { rate: number; cpuUs: number }[] };
   let seq = 50_000;
   try {

@@ -29,11 +29,16 @@ export const CANONICAL_PREFIX = 'CANONICAL_OPERATION_';
 export const CANONICAL_UNKNOWN = 'CANONICAL_OPERATION_UNKNOWN';
 export const CANONICAL_OPERATIONS: readonly string[] = [CANONICAL_UNKNOWN, ...GEN_AI_OPERATIONS.map((o) => CANONICAL_PREFIX + o.toUpperCase())];
 
-const KNOWN_OPERATIONS = new Set<string>(GEN_AI_OPERATIONS);
+/**
+ * One string per canonical operation, made once: every span of an operation carries the same string, so the
+ * summaries' sets and comparisons and the column writer's dictionary hash it once (a string built per span
+ * is hashed and compared again by each).
+ */
+const CANONICAL_OF = new Map<string, string>(GEN_AI_OPERATIONS.map((o, i) => [o, CANONICAL_OPERATIONS[i + 1]]));
 
 /** `gen_ai.operation.name` -> CANONICAL_OPERATION_*; anything else (or none) is _UNKNOWN. */
 export function canonicalOperation(operationName: string | null | undefined): string {
-  return operationName && KNOWN_OPERATIONS.has(operationName) ? CANONICAL_PREFIX + operationName.toUpperCase() : CANONICAL_UNKNOWN;
+  return (operationName && CANONICAL_OF.get(operationName)) || CANONICAL_UNKNOWN;
 }
 
 export const OP = {

@@ -8,7 +8,7 @@
  * are the rules the lists answer with; the writer of each engine keeps their rows up to date in the
  * transaction that stores the spans (storage/telemetry/*\/summaries*.ts).
  */
-import { MODEL_OPERATIONS, OP, RUN_STATUSES, isRunRootCandidate, modelCallIds } from './model.js';
+import { MODEL_OPERATIONS, OP, RUN_STATUSES, isRunRootCandidate } from './model.js';
 import type { TraceSummaryRow } from '../traces/store.js';
 import type { AgentSpanColumns, ModelUsageRow, RunRow } from './store.js';
 
@@ -76,6 +76,8 @@ export interface TraceSummary extends TraceSummaryRow {
 /** One run as the lists read it, with its model calls grouped by equal usage (priced when read). */
 export interface RunSummary extends RunRow {
   usage: NonNullable<RunRow['usage']>;
+  /** `usage` as stored: JSON [[provider, model, input, output, reported cost, calls], ...] in `usage` order. */
+  usageText: string;
 }
 
 const codePointLess = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -135,58 +137,98 @@ export function runStatusOf(root: Pick<SpanDigest, 'runStatus' | 'responseStatus
 /** Earlier by (start, span id). */
 const firstBy = (a: SpanDigest, b: SpanDigest | undefined) => !b || a.startUs < b.startUs || (a.startUs === b.startUs && a.spanId < b.spanId);
 
+const nullsFirst = <T>(a: T | null, b: T | null, cmp: (a: T, b: T) => number) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : cmp(a, b));
+const byNumber = (a: number, b: number) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Usage groups in one order: provider, model (code points), input, output tokens, reported cost; nulls first. */
+function usageBefore(a: Omit<ModelUsageRow, 'traceId'>, b: Omit<ModelUsageRow, 'traceId'>): number {
+  return (
+    nullsFirst(a.provider, b.provider, codePointLess) ||
+    nullsFirst(a.model, b.model, codePointLess) ||
+    nullsFirst(a.inputTokens, b.inputTokens, byNumber) ||
+    nullsFirst(a.outputTokens, b.outputTokens, byNumber) ||
+    nullsFirst(a.reportedCostNanos, b.reportedCostNanos, byNumber)
+  );
+}
+
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+const jsonStr = (v: string | null) => (v === null ? 'null' : NEEDS_ESCAPE.test(v) ? JSON.stringify(v) : `"${v}"`);
+const jsonNum = (v: number | null) => (v === null || !Number.isFinite(v) ? 'null' : `${v}`);
+
+/** `usage` as stored: JSON.stringify(usage.map((u) => [provider, model, input, output, reported cost, calls])), built directly. */
+function usageText(usage: readonly Omit<ModelUsageRow, 'traceId'>[]): string {
+  let out = '[';
+  for (let i = 0; i < usage.length; i++) {
+    const u = usage[i];
+    out += `${i ? ',' : ''}[${jsonStr(u.provider)},${jsonStr(u.model)},${jsonNum(u.inputTokens)},${jsonNum(u.outputTokens)},${jsonNum(u.reportedCostNanos)},${u.steps}]`;
+  }
+  return out + ']';
+}
+
 /**
  * The run of a trace, or null when no span may root one. The root is the earliest-starting agent span
  * whose parent is not another agent span of the trace (ties: the smallest span id); when every agent span
  * has such a parent, the earliest of them; a trace without an agent span is rooted at its top workflow
  * span. Its session key and turn id are the root's, else the first span's (by start, then span id) that
- * has one. Counts are over every span, the root too.
+ * has one. Counts are over every span, the root too. Model calls are found as `modelCallIds` finds them
+ * (a usage step with no usage step below it), over the trace's spans as they are held.
  */
 export function summarizeRun(traceId: string, state: TraceState): RunSummary | null {
-  const agentIds = new Set<string>();
-  for (const s of state.spans.values()) if (s.canonicalOperation === OP.invokeAgent) agentIds.add(s.spanId);
+  const spans = state.spans;
   let root: SpanDigest | undefined;
-  let rootKey: [number, number] | undefined; // (workflow, nested)
+  // The root's rank: (workflow, nested) lower first.
+  let rootWorkflow = 0;
+  let rootNested = 0;
   let firstSession: SpanDigest | undefined;
   let firstTurn: SpanDigest | undefined;
   let errorSteps = 0;
   let toolCalls = 0;
   let safetyOutcomes = 0;
   let safetyErrors = 0;
-  let usageSteps = false;
-  for (const s of state.spans.values()) {
-    if (isRunRootCandidate(s.canonicalOperation, s.parentSpanId !== null)) {
-      const agent = s.canonicalOperation === OP.invokeAgent;
-      const key: [number, number] = [agent ? 0 : 1, agent && s.parentSpanId !== null && agentIds.has(s.parentSpanId) ? 1 : 0];
-      if (
-        !root ||
-        key[0] < rootKey![0] ||
-        (key[0] === rootKey![0] && (key[1] < rootKey![1] || (key[1] === rootKey![1] && firstBy(s, root))))
-      ) {
+  let usageSteps: SpanDigest[] | null = null;
+  for (const s of spans.values()) {
+    const op = s.canonicalOperation;
+    if (isRunRootCandidate(op, s.parentSpanId !== null)) {
+      const agent = op === OP.invokeAgent;
+      const workflow = agent ? 0 : 1;
+      const nested = agent && s.parentSpanId !== null && spans.get(s.parentSpanId)?.canonicalOperation === OP.invokeAgent ? 1 : 0;
+      if (!root || workflow < rootWorkflow || (workflow === rootWorkflow && (nested < rootNested || (nested === rootNested && firstBy(s, root))))) {
         root = s;
-        rootKey = key;
+        rootWorkflow = workflow;
+        rootNested = nested;
       }
     }
     if (s.sessionKey !== null && firstBy(s, firstSession)) firstSession = s;
     if (s.turnId !== null && firstBy(s, firstTurn)) firstTurn = s;
     if (s.outcome === 'OUTCOME_ERROR') errorSteps++;
-    if (s.canonicalOperation === OP.executeTool) toolCalls++;
+    if (op === OP.executeTool) toolCalls++;
     if (s.safetyCheck && s.outcome !== null) {
       safetyOutcomes++;
       if (s.outcome === 'OUTCOME_ERROR') safetyErrors++;
     }
-    if (MODEL_OPS.has(s.canonicalOperation) || s.inputTokens !== null || s.outputTokens !== null) usageSteps = true;
+    if (MODEL_OPS.has(op) || s.inputTokens !== null || s.outputTokens !== null) (usageSteps ??= []).push(s);
   }
   if (!root) return null;
-  const calls = usageSteps ? modelCallIds([...state.spans.values()]) : new Set<string>();
-  const groups = new Map<string, Omit<ModelUsageRow, 'traceId'>>();
-  for (const id of calls) {
-    const s = state.spans.get(id)!;
-    const k = JSON.stringify([s.provider, s.model, s.inputTokens, s.outputTokens, s.reportedCostNanos]);
-    const g = groups.get(k);
-    if (g) g.steps++;
-    else groups.set(k, { provider: s.provider, model: s.model, inputTokens: s.inputTokens, outputTokens: s.outputTokens, reportedCostNanos: s.reportedCostNanos, steps: 1 });
+  // Every span with a usage step below it is not a call (modelCallIds' rule, walking the parents held here).
+  let above: Set<string> | null = null;
+  if (usageSteps) {
+    above = new Set();
+    for (const u of usageSteps) {
+      for (let p = u.parentSpanId; p !== null && !above.has(p); p = spans.get(p)?.parentSpanId ?? null) above.add(p);
+    }
   }
+  // Calls grouped by equal usage (a run names a few: compared field by field), in one order whatever order
+  // the spans came in (usageBefore).
+  const usage: Omit<ModelUsageRow, 'traceId'>[] = [];
+  let modelCalls = 0;
+  for (const u of usageSteps ?? []) {
+    if (above!.has(u.spanId)) continue;
+    modelCalls++;
+    const g = usage.find((g) => g.model === u.model && g.provider === u.provider && g.inputTokens === u.inputTokens && g.outputTokens === u.outputTokens && g.reportedCostNanos === u.reportedCostNanos);
+    if (g) g.steps++;
+    else usage.push({ provider: u.provider, model: u.model, inputTokens: u.inputTokens, outputTokens: u.outputTokens, reportedCostNanos: u.reportedCostNanos, steps: 1 });
+  }
+  if (usage.length > 1) usage.sort(usageBefore);
   return {
     traceId,
     rootSpanId: root.spanId,
@@ -201,13 +243,13 @@ export function summarizeRun(traceId: string, state: TraceState): RunSummary | n
     terminalReason: root.terminalReason,
     startUs: root.startUs,
     endUs: root.endUs,
-    stepCount: state.spans.size,
+    stepCount: spans.size,
     errorSteps,
     toolCalls,
-    modelCalls: calls.size,
+    modelCalls,
     safetyStepsWithOutcome: safetyOutcomes,
     safetyErrorSteps: safetyErrors,
-    // In one order whatever order the spans came in.
-    usage: [...groups.entries()].sort(([a], [b]) => codePointLess(a, b)).map(([, g]) => g),
+    usage,
+    usageText: usageText(usage),
   };
 }

@@ -58,7 +58,7 @@ export function runSummaryRow(projectId: string, r: RunSummary, version: number 
     model_calls: r.modelCalls,
     safety_outcomes: r.safetyStepsWithOutcome,
     safety_errors: r.safetyErrorSteps,
-    usage: JSON.stringify(r.usage.map((u) => [u.provider, u.model, u.inputTokens, u.outputTokens, u.reportedCostNanos, u.steps])),
+    usage: r.usageText,
     version: String(version),
     is_deleted: isDeleted,
   };

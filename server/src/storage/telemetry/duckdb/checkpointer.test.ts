@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Checkpointer } from './checkpointer.js';
+import { Checkpointer, WriteGate } from './checkpointer.js';
 import { ThreadGovernor } from './thread-governor.js';
 
 const dirs: string[] = [];
@@ -37,7 +37,7 @@ describe('checkpointer', () => {
     const errors: unknown[] = [];
     const seen: number[] = [];
     const governor = new ThreadGovernor(instance, 2);
-    const k = new Checkpointer(instance, wal, 1, { checkpoint: async (on) => (await governor.checkpoint(on), void seen.push(governor.threads, await threadsOf(c))) }, (e) => errors.push(e), 60_000);
+    const k = new Checkpointer(instance, wal, 1, { checkpoint: async (on) => (await governor.checkpoint(on), void seen.push(governor.threads, await threadsOf(c))) }, new WriteGate(), (e) => errors.push(e), 60_000);
     await k.check();
     expect(seen).toEqual([1, 1, 2, 2]); // one thread during the checkpoint (as set in DuckDB), the two after
     expect(errors).toEqual([]);
@@ -53,13 +53,62 @@ describe('checkpointer', () => {
   it('does nothing while the log is below the size', async () => {
     const { instance, c, wal } = await store();
     const before = fs.statSync(wal).size;
-    const k = new Checkpointer(instance, wal, before + 1, new ThreadGovernor(instance, 2), () => undefined, 60_000);
+    const k = new Checkpointer(instance, wal, before + 1, new ThreadGovernor(instance, 2), new WriteGate(), () => undefined, 60_000);
     await k.check();
     expect(k.done).toBe(0);
     expect(fs.statSync(wal).size).toBe(before);
     await k.stop();
     c.closeSync();
     instance.closeSync();
+  });
+});
+
+describe('write gate', () => {
+  // An appender's flush is synchronous: one that met a running checkpoint froze the event loop until it ended.
+  it('a checkpoint starts once the writers in flight are done, and writers arriving meanwhile wait for it', async () => {
+    const gate = new WriteGate();
+    const order: string[] = [];
+    let finishWriter!: () => void;
+    const writer = gate.shared(async () => {
+      order.push('writer 1 begins');
+      await new Promise<void>((r) => (finishWriter = r));
+      order.push('writer 1 ends');
+    });
+    let finishCheckpoint!: () => void;
+    const checkpoint = gate.only(async () => {
+      order.push('checkpoint begins');
+      await new Promise<void>((r) => (finishCheckpoint = r));
+      order.push('checkpoint ends');
+    });
+    const late = gate.shared(async () => void order.push('writer 2 runs'));
+    await new Promise((r) => setImmediate(r));
+    expect(order).toEqual(['writer 1 begins']); // the checkpoint waits for writer 1; writer 2 waits for the checkpoint
+    finishWriter();
+    await writer;
+    await new Promise((r) => setImmediate(r));
+    expect(order).toEqual(['writer 1 begins', 'writer 1 ends', 'checkpoint begins']);
+    finishCheckpoint();
+    await Promise.all([checkpoint, late]);
+    expect(order).toEqual(['writer 1 begins', 'writer 1 ends', 'checkpoint begins', 'checkpoint ends', 'writer 2 runs']);
+  });
+
+  it('writers do not wait for each other, and a checkpoint with none in flight starts at once', async () => {
+    const gate = new WriteGate();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const a = gate.shared(() => held);
+    expect(await gate.shared(async () => 'second')).toBe('second');
+    release();
+    await a;
+    expect(await gate.only(async () => 'checkpoint')).toBe('checkpoint');
+  });
+
+  it('a failing checkpoint or writer releases the gate', async () => {
+    const gate = new WriteGate();
+    await expect(gate.only(async () => Promise.reject(new Error('checkpoint failed')))).rejects.toThrow('checkpoint failed');
+    await expect(gate.shared(async () => Promise.reject(new Error('commit failed')))).rejects.toThrow('commit failed');
+    expect(await gate.only(async () => 1)).toBe(1);
+    expect(await gate.shared(async () => 2)).toBe(2);
   });
 });
 

@@ -120,11 +120,14 @@ export class DuckDbExpiry implements TelemetryExpiry {
     );
     for (let off = 0; off < ids.length && !abort?.aborted; off += this.batchTraces) {
       const part = ids.slice(off, off + this.batchTraces);
-      await this.db.read((conn) =>
-        gate.run(async () => {
-          const after = await transaction(conn, (c) => summaryUpkeep(this.db).rebuild(c, projectId, part));
-          after();
-        }),
+      // It appends (summaries): a writer's transaction, never during a checkpoint (open.ts `busy`).
+      await this.db.busy(() =>
+        this.db.read((conn) =>
+          gate.run(async () => {
+            const after = await transaction(conn, (c) => summaryUpkeep(this.db).rebuild(c, projectId, part));
+            after();
+          }),
+        ),
       );
     }
     return ids.length;

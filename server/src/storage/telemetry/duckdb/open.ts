@@ -9,7 +9,7 @@ import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { TELEMETRY_SCHEMA } from './schema.js';
 import { addLogBodyClass, lacksColumn } from './schema-upgrades.js';
 import { backfillSummaries } from './summaries-backfill.js';
-import { Checkpointer } from './checkpointer.js';
+import { Checkpointer, WriteGate } from './checkpointer.js';
 import { ThreadGovernor } from './thread-governor.js';
 
 /** The write-ahead log size at which the store checkpoints (checkpointer.ts). */
@@ -21,7 +21,10 @@ export interface TelemetryDb {
   writer: DuckDBConnection;
   /** Runs `fn` with a reader connection. */
   read<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T>;
-  /** Runs `fn` (a writer's transaction) as a statement in flight: DuckDB's threads follow them (thread-governor.ts). */
+  /**
+   * Runs `fn` (a writer's transaction) as a statement in flight (DuckDB's threads follow them: thread-governor.ts),
+   * never while a checkpoint runs (checkpointer.ts `WriteGate`): every transaction that appends goes through it.
+   */
   busy<T>(fn: () => Promise<T>): Promise<T>;
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -92,15 +95,16 @@ export async function openTelemetryDb(opts: {
     }
   }
 
+  const gate = new WriteGate();
   const checkpointer =
-    file === ':memory:' ? null : new Checkpointer(instance, `${file}.wal`, CHECKPOINT_WAL_BYTES, governor, (e) => opts.log?.(`telemetry checkpoint failed (tried again in a second): ${String(e)}`));
+    file === ':memory:' ? null : new Checkpointer(instance, `${file}.wal`, CHECKPOINT_WAL_BYTES, governor, gate, (e) => opts.log?.(`telemetry checkpoint failed (tried again in a second): ${String(e)}`));
   checkpointer?.start();
 
   return {
     instance,
     writer,
     read,
-    busy: (fn) => governor.busy(fn),
+    busy: (fn) => gate.shared(() => governor.busy(fn)),
     ping: () => read(async (c) => void (await c.run('SELECT 1'))),
     async close() {
       if (closed) return;

@@ -4,8 +4,8 @@
  * list reads a row per trace, run or session and never scans spans.
  *
  * A summary is a pure function of the trace's spans (domains/agent-runs/summary.ts), so the writer needs a
- * touched trace's earlier spans: it keeps the state of recently written traces in memory (least recently
- * used out first, bounded by spans), and reads the state of any other stored trace from `spans` in the
+ * touched trace's earlier spans: it keeps the state of recently written traces still waiting for their root
+ * in memory (`remembers`; least recently used out first, bounded by spans), and reads the state of any other stored trace from `spans` in the
  * transaction, only where that trace's copies were ingested (its summary's ingest range: the rows are
  * appended in ingest order, so DuckDB's min/max per row group skips the rest). A Bloom filter of the traces
  * stored tells a new trace (nearly always) without a lookup. Memory changes only after COMMIT, and every
@@ -77,7 +77,7 @@ export const runColumnGetters = (projectId: string): ColumnGetters<RunSummary> =
   model_calls: (r) => r.modelCalls,
   safety_outcomes: (r) => r.safetyStepsWithOutcome,
   safety_errors: (r) => r.safetyErrorSteps,
-  usage: (r) => JSON.stringify(r.usage.map((u) => [u.provider, u.model, u.inputTokens, u.outputTokens, u.reportedCostNanos, u.steps])),
+  usage: (r) => r.usageText,
 });
 
 async function read(c: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>): Promise<{ columns: unknown[][]; rows: number }> {
@@ -116,13 +116,15 @@ export class SummaryUpkeep {
    * apply to memory after COMMIT.
    */
   async update(c: DuckDBConnection, items: ProjectSpans[]): Promise<AfterCommit> {
-    const touched = new Map<string, { projectId: string; traceId: string; spans: SpanDigest[] }>();
+    // The spans of each trace, by project then trace id (a key is made per trace, not per span).
+    const touched = new Map<string, Map<string, SpanDigest[]>>();
     for (const it of items) {
+      let traces = touched.get(it.projectId);
+      if (!traces) touched.set(it.projectId, (traces = new Map()));
       for (const d of it.spans) {
-        const k = keyOf(it.projectId, d.traceId);
-        let t = touched.get(k);
-        if (!t) touched.set(k, (t = { projectId: it.projectId, traceId: d.traceId, spans: [] }));
-        t.spans.push(d);
+        const spans = traces.get(d.traceId);
+        if (spans) spans.push(d);
+        else traces.set(d.traceId, [d]);
       }
     }
     if (touched.size === 0) return () => undefined;
@@ -130,13 +132,16 @@ export class SummaryUpkeep {
     const next = new Map<string, Entry>();
     const stored = new ByProject(); // traces with rows to replace
     const toLoad = new ByProject();
-    for (const [k, t] of touched) {
-      const had = this.cache.get(k);
-      if (had) {
-        next.set(k, { ...had, state: new TraceState(had.state) });
-        stored.add(t.projectId, t.traceId);
-      } else if (known.has(k)) toLoad.add(t.projectId, t.traceId);
-      else next.set(k, { projectId: t.projectId, traceId: t.traceId, state: new TraceState(), sessionKey: null });
+    for (const [projectId, traces] of touched) {
+      for (const traceId of traces.keys()) {
+        const k = keyOf(projectId, traceId);
+        const had = this.cache.get(k);
+        if (had) {
+          next.set(k, { ...had, state: new TraceState(had.state) });
+          stored.add(projectId, traceId);
+        } else if (known.has(k)) toLoad.add(projectId, traceId);
+        else next.set(k, { projectId, traceId, state: new TraceState(), sessionKey: null });
+      }
     }
     for (const [projectId, ids] of toLoad.map) {
       const loaded = await this.load(c, projectId, [...ids]);
@@ -149,7 +154,7 @@ export class SummaryUpkeep {
         } else next.set(keyOf(projectId, id), { projectId, traceId: id, state: new TraceState(), sessionKey: null });
       }
     }
-    for (const [k, e] of next) for (const d of touched.get(k)!.spans) e.state.add(d);
+    for (const e of next.values()) for (const d of touched.get(e.projectId)!.get(e.traceId)!) e.state.add(d);
     return this.write(c, next, stored, true);
   }
 
@@ -177,9 +182,12 @@ export class SummaryUpkeep {
     const traces = new Map<string, TraceSummary[]>();
     const runs = new Map<string, RunSummary[]>();
     const runMoves: RunMove[] = [];
-    for (const e of next.values()) {
+    /** Traces kept in memory after the commit: those still waiting for their root (see `remembers`). */
+    const open = new Set<string>();
+    for (const [k, e] of next) {
       const t = summarizeTrace(e.traceId, e.state);
       if (t) push(traces, e.projectId, t);
+      if (remembers(t)) open.add(k);
       const r = summarizeRun(e.traceId, e.state);
       const to = r?.sessionKey ?? null;
       runMoves.push({ projectId: e.projectId, traceId: e.traceId, from: e.sessionKey, to, brief: r && { turnId: r.turnId, startUs: r.startUs, endUs: r.endUs } });
@@ -201,13 +209,11 @@ export class SummaryUpkeep {
       if (!moves) for (const [projectId, keys] of old.map) this.sessions.forget(projectId, keys);
       for (const k of gone) this.drop(k);
       for (const [k, e] of next) {
-        const had = this.cache.get(k);
-        if (had) {
-          this.cachedSpans -= had.state.spans.size;
-          this.cache.delete(k);
+        this.drop(k);
+        if (open.has(k)) {
+          this.cache.set(k, e);
+          this.cachedSpans += e.state.spans.size;
         }
-        this.cache.set(k, e);
-        this.cachedSpans += e.state.spans.size;
         if (this.known && !this.known.has(k)) this.known.add(k);
       }
       this.evict();
@@ -309,6 +315,16 @@ export class SummaryUpkeep {
   }
 }
 
+/**
+ * Whether the writer keeps a trace's spans in memory after a commit: while its root (a span without a parent)
+ * has not arrived. SDKs export a span when it ends, so a root usually comes last, and spans after it are
+ * rare: a trace complete so far is read back from `spans` if one does come. Keeping only open traces spares
+ * the memory, and the garbage collector the copying of every span digest of every trace written.
+ */
+function remembers(t: TraceSummary | null): boolean {
+  return t === null || t.rootMissing;
+}
+
 function push<T>(m: Map<string, T[]>, k: string, v: T): void {
   const list = m.get(k);
   if (list) list.push(v);
@@ -347,7 +363,7 @@ export async function refreshSummaries(db: TelemetryDb, projectId: string, trace
   const { traceDeleteGate } = await import('./spans-writer.js');
   const ids = [...new Set(traceIds)];
   if (ids.length === 0) return;
-  await db.read((c) =>
+  await db.busy(() => db.read((c) =>
     traceDeleteGate(db).run(async () => {
       await c.run('BEGIN TRANSACTION');
       try {
@@ -359,5 +375,5 @@ export async function refreshSummaries(db: TelemetryDb, projectId: string, trace
         throw e;
       }
     }),
-  );
+  ));
 }
