@@ -65,13 +65,14 @@ function placement(l: Layout, i: number) {
   return { sessionKey: `conv-${String(session).padStart(4, '0')}`, turn: Math.min(TURNS - 1, Math.floor((j * TURNS) / l.perSession)) };
 }
 
-/** The 10 spans of run `i`. */
-function runSpans(l: Layout, i: number): object[] {
+/** The 10 spans of run `i` (`into`: in that session, at that time, instead of its place in the layout). */
+function runSpans(l: Layout, i: number, into?: { sessionKey: string; atMs: number }): object[] {
   const traceId = traceIdOf(i);
   const spanId = (k: number) => Buffer.concat([traceId.subarray(0, 7), Buffer.from([k])]);
-  const baseNs = BigInt(Math.round(l.startMs + i * l.stepMs)) * 1_000_000n;
+  const baseNs = BigInt(Math.round(into?.atMs ?? l.startMs + i * l.stepMs)) * 1_000_000n;
   const t = (ms: number) => (baseNs + BigInt(ms) * 1_000_000n).toString();
-  const { sessionKey, turn } = placement(l, i);
+  const placed = placement(l, i);
+  const { sessionKey, turn } = into ? { ...placed, sessionKey: into.sessionKey } : placed;
   const agent = i % 20;
   const failed = i % 4 === 0;
   const spans: object[] = [
@@ -156,10 +157,11 @@ function runSpans(l: Layout, i: number): object[] {
   return spans;
 }
 
-/** One ExportTraceServiceRequest of runs [from, to). */
-export function tracesBody(l: Layout, from: number, to: number): Uint8Array {
+/** One ExportTraceServiceRequest of runs [from, to), or (`into`) of one new run `from + k` into each session `k`. */
+export function tracesBody(l: Layout, from: number, to: number, into?: { sessionKeys: string[]; atMs: number }): Uint8Array {
   const spans: object[] = [];
-  for (let i = from; i < to; i++) spans.push(...runSpans(l, i));
+  if (into) into.sessionKeys.forEach((sessionKey, k) => spans.push(...runSpans(l, from + k, { sessionKey, atMs: into.atMs })));
+  else for (let i = from; i < to; i++) spans.push(...runSpans(l, i));
   const msg = ExportTraceReq.fromObject({
     resourceSpans: [
       {
@@ -325,7 +327,13 @@ export async function benchAgentReads({ app, telemetry, address, key, projectId,
     const n = (b[field] as unknown[]).length;
     return `${n} ${n === 1 ? field.slice(0, -1) : field}`;
   };
-  const reads: { label: string; inject: (n: number) => InjectOptions; answered: (b: Record<string, unknown>) => string }[] = [
+  // Constant ingest into the newest sessions: before each read, one new run in each session of the first page.
+  const post = otlpPoster(address, '/v1/traces', projectId, key);
+  const touchFirstPage = async (n: number) => {
+    const keys = ((await get('/agent-sessions?limit=50')).sessions as { session_key: string }[]).map((s) => s.session_key);
+    await post(tracesBody(layout, runs + n * keys.length, 0, { sessionKeys: keys, atMs: Date.now() - 60_000 }));
+  };
+  const reads: { label: string; before?: (n: number) => Promise<void>; inject: (n: number) => InjectOptions; answered: (b: Record<string, unknown>) => string }[] = [
     { label: 'GET /agent-runs?limit=50', inject: () => ({ url: '/agent-runs?limit=50' }), answered: len('runs') },
     { label: 'GET /agent-runs?limit=50, page 20 (cursor)', inject: () => ({ url: `/agent-runs?limit=50&cursor=${encodeURIComponent(page20)}` }), answered: len('runs') },
     { label: 'GET /agent-runs?session_key=', inject: (n) => ({ url: `/agent-runs?session_key=${sessionKey(n)}` }), answered: len('runs') },
@@ -334,6 +342,7 @@ export async function benchAgentReads({ app, telemetry, address, key, projectId,
     { label: 'GET /agent-events?run_id=', inject: (n) => ({ url: `/agent-events?run_id=${runId(n)}` }), answered: len('events') },
     { label: 'GET /agent-events?since&until (1 h, category=context)', inject: () => ({ url: `/agent-events?${eventsWindow}&category=context` }), answered: len('events') },
     { label: 'GET /agent-sessions?limit=50', inject: () => ({ url: '/agent-sessions?limit=50' }), answered: len('sessions') },
+    { label: 'GET /agent-sessions?limit=50, every session changed', before: touchFirstPage, inject: () => ({ url: '/agent-sessions?limit=50' }), answered: len('sessions') },
     { label: 'GET /agent-sessions/{key}', inject: (n) => ({ url: `/agent-sessions/${sessionKey(n)}` }), answered: (b) => `${b.run_count} runs` },
     { label: 'GET /traces?limit=20&since=1h', inject: () => ({ url: '/traces?limit=20&since=1h' }), answered: len('traces') },
     { label: 'GET /traces/{id}', inject: (n) => ({ url: `/traces/${runId(n)}` }), answered: len('spans') },
@@ -352,6 +361,7 @@ export async function benchAgentReads({ app, telemetry, address, key, projectId,
     const times: number[] = [];
     let answered = '';
     for (let n = 0; n < RUNS + WARM_UPS; n++) {
+      await r.before?.(n);
       const o = r.inject(n);
       const t = performance.now();
       const res = await app.inject({ method: 'GET', ...o, url: api(o.url as string), headers: { 'x-svc-api-key': key } });

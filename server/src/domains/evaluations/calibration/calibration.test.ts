@@ -342,8 +342,13 @@ describe('GET /evaluation/evaluators/{evaluatorId}/calibrations', () => {
     const [r] = await p.runs(1);
     await p.scored(r, { numeric: 0.5 });
     await p.judge(alice, r, { numeric_value: 0.5 });
-    const made: string[] = [];
-    for (let m = 1; m <= 3; m++) made.unshift((await p.calibrate({ subject_refs: [r], min_labels: m })).json().calibration_id);
+    const records: { id: string; at: string }[] = [];
+    for (let m = 1; m <= 3; m++) {
+      const c = (await p.calibrate({ subject_refs: [r], min_labels: m })).json();
+      records.push({ id: c.calibration_id, at: c.created_at });
+    }
+    // Newest first; records made in the same millisecond are ordered by id, descending.
+    const made = records.sort((a, b) => (a.at === b.at ? (a.id < b.id ? 1 : -1) : a.at < b.at ? 1 : -1)).map((c) => c.id);
     const all = (await p.list()).json();
     expect(all.calibrations.map((c: { calibration_id: string }) => c.calibration_id)).toEqual(made);
     expect(all.next_cursor).toBeNull();
