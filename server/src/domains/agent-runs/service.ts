@@ -41,6 +41,7 @@ import { readLimit } from '../../http/pagination.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { groupCost, PriceBook, pooledGroupCost, runCosts, stepCost, type Cost, type GroupCostReason, type RunCostReason, type StepCost } from './cost.js';
 import { SessionCosts } from './session-costs.js';
+import { totalsCost } from './call-totals.js';
 import { MEMORY_OPERATIONS, OP, OUTCOMES, modelCallIds, type Outcome } from './model.js';
 import type { ModelPrices } from './pricing-port.js';
 import {
@@ -227,7 +228,7 @@ export class AgentRunsService {
 
   private async sessionViews(projectId: string, rows: SessionRow[]) {
     if (rows.length === 0) return [];
-    const costs = await this.sessionCostsOf(projectId, rows.map((r) => r.sessionKey));
+    const costs = await this.sessionCostsOf(projectId, rows);
     return rows.map((s) => ({
       session_key: s.sessionKey,
       run_count: s.runCount,
@@ -238,12 +239,23 @@ export class AgentRunsService {
   }
 
   /**
-   * Each session's cost from the model calls of its runs, priced at once (no run views, no cost per run). A
-   * cost computed before is taken again when the store's fingerprint of the session's calls and the prices of
-   * its models are what they were (session-costs.ts); the other sessions' calls are read and priced.
+   * Each session's cost from the model calls of its runs (no run views, no cost per run): from the calls'
+   * totals by model the store keeps with the session when its models' prices allow (call-totals.ts), else
+   * priced call by call. A cost priced call by call before is taken again when the store's fingerprint of the
+   * session's calls and the prices of its models are what they were (session-costs.ts).
    */
-  private async sessionCostsOf(projectId: string, keys: string[]): Promise<Map<string, Cost<GroupCostReason>>> {
+  private async sessionCostsOf(projectId: string, rows: SessionRow[]): Promise<Map<string, Cost<GroupCostReason>>> {
     const out = new Map<string, Cost<GroupCostReason>>();
+    const summed = rows.filter((r) => r.callTotals);
+    if (summed.length) {
+      const book = await PriceBook.load(this.pricing, projectId, summed.flatMap((r) => r.callTotals!.models));
+      for (const r of summed) {
+        const cost = totalsCost(r.callTotals!, book);
+        if (cost) out.set(r.sessionKey, cost);
+      }
+    }
+    const keys = rows.filter((r) => !out.has(r.sessionKey)).map((r) => r.sessionKey);
+    if (keys.length === 0) return out;
     const fingerprints = await this.store.sessionUsageFingerprints(projectId, keys);
     const candidates: [string, NonNullable<ReturnType<SessionCosts['candidate']>>][] = [];
     for (const [key, fp] of fingerprints) {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertSpans, spanId, traceId, us, type SpanFixture } from '../../testing/agent-fixtures.js';
 import { projectWithKey, testApp, type TestApp } from '../../testing/app.js';
+import { testTelemetryKind } from '../../testing/clickhouse.js';
 import type { ModelPrices } from './pricing-port.js';
 import { AgentRunsService } from './service.js';
 
@@ -137,10 +138,14 @@ describe('sessions', () => {
 });
 
 describe('session list costs remembered by what they were computed from (session-costs.ts)', () => {
-  /** A service of its own: a price that changes, and a count of the session calls the store reads. */
+  /**
+   * A service of its own: a price that changes, and a count of the session calls the store reads. The price
+   * starts at 1.5 nanos per token: not a whole number, so each call is rounded and the calls are read
+   * (call-totals.ts); `setPrice` to a whole number prices the sessions from their totals.
+   */
   async function counted() {
     const p = await project();
-    let price = 1;
+    let price = 1.5;
     let reads = 0;
     const store = t.ctx.telemetry.agentRuns;
     const counting = Object.create(store, {
@@ -157,30 +162,47 @@ describe('session list costs remembered by what they were computed from (session
   it('a page read again with nothing changed is answered from the remembered costs: no session call is read again', async () => {
     const p = await counted();
     await p.spans([...run(1, { session: 'a', tokens: 10 }), ...run(2, { session: 'b', costs: [7] }), ...run(3, { session: 'c' })]);
-    expect(await p.costs()).toEqual({ a: 10, b: 7, c: 'zero_cost' });
+    expect(await p.costs()).toEqual({ a: 15, b: 7, c: 'zero_cost' });
     expect(p.reads()).toBe(1);
-    expect(await p.costs()).toEqual({ a: 10, b: 7, c: 'zero_cost' });
+    expect(await p.costs()).toEqual({ a: 15, b: 7, c: 'zero_cost' });
     expect(p.reads()).toBe(1);
+  });
+
+  it('prices of whole nanos per token price a session from its totals kept at ingest: no session call is read, a new price applies at once', async () => {
+    const p = await counted();
+    p.setPrice(2);
+    await p.spans([...run(1, { session: 'a', tokens: 10 }), ...run(2, { session: 'a', tokens: 7 }), ...run(3, { session: 'b', costs: [7] }), ...run(4, { session: 'c', costs: [undefined] })]);
+    expect(await p.costs()).toEqual({ a: 34, b: 7, c: 'run_cost_unavailable' });
+    p.setPrice(3);
+    expect(await p.costs()).toEqual({ a: 51, b: 7, c: 'run_cost_unavailable' });
+    // The embedded store keeps the totals; on ClickHouse sessions are grouped from the runs when read, their
+    // calls read and priced (the answers are the same).
+    const summed = testTelemetryKind() === 'duckdb';
+    expect(p.reads()).toBe(summed ? 0 : 2);
+    // A price that is not whole nanos per token: the calls are read and each rounded (7 x 1.5 = 10.5 -> 11).
+    p.setPrice(1.5);
+    expect(await p.costs()).toEqual({ a: 26, b: 7, c: 'run_cost_unavailable' });
+    expect(p.reads()).toBe(summed ? 1 : 3);
   });
 
   it('"a price set after ingest prices the runs already stored": a changed price is priced again, the other sessions are not read', async () => {
     const p = await counted();
     await p.spans([...run(1, { session: 'a', tokens: 10 }), ...run(2, { session: 'b', costs: [7] })]);
-    expect(await p.costs()).toEqual({ a: 10, b: 7 });
-    p.setPrice(3);
-    expect(await p.costs()).toEqual({ a: 30, b: 7 });
+    expect(await p.costs()).toEqual({ a: 15, b: 7 });
+    p.setPrice(3.5);
+    expect(await p.costs()).toEqual({ a: 35, b: 7 });
     expect(p.reads()).toBe(2); // the second read asked for session a only
   });
 
   it('a new run, or a late model call of a run, changes the fingerprint: the session is priced again', async () => {
     const p = await counted();
     await p.spans(run(1, { session: 'a', tokens: 10 }));
-    expect(await p.costs()).toEqual({ a: 10 });
-    await p.spans(run(2, { session: 'a', tokens: 5 }));
     expect(await p.costs()).toEqual({ a: 15 });
+    await p.spans(run(2, { session: 'a', tokens: 5 }));
+    expect(await p.costs()).toEqual({ a: 23 }); // 5 x 1.5 = 7.5, rounded half up on its own
     // A late model call of run 1 (a span that arrives after the run was listed).
     await p.spans([{ traceId: traceId(1), spanId: spanId(150), parentSpanId: spanId(100), op: 'chat', responseModel: 'm', inputTokens: 100, startUs: at(1) + 2 }]);
-    expect(await p.costs()).toEqual({ a: 115 });
+    expect(await p.costs()).toEqual({ a: 173 });
     expect(p.reads()).toBe(3);
   });
 });

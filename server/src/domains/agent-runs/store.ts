@@ -12,6 +12,7 @@
  * read, and span events by (trace id, span id, position). Runs, steps, counts, costs and events are the
  * same after a retried export as after a single one.
  */
+import type { CallTotals } from './call-totals.js';
 import type { SpanRow } from '../traces/store.js';
 
 /** One run: its root span's columns and the counts over the trace's other spans. */
@@ -137,6 +138,8 @@ export interface SessionRow {
   turnCount: number;
   startUs: number;
   endUs: number;
+  /** Its runs' model calls summed by model, when the store keeps them (priced when read: call-totals.ts). */
+  callTotals?: CallTotals;
 }
 
 export interface SessionFilter {

@@ -9,6 +9,7 @@
  * A span stored more than once (each delivery of a retried export is stored) is read once, as its first
  * ingested copy: the summaries hold each span once, and the step read keeps the first copy.
  */
+import { parseTotals } from '../../../domains/agent-runs/call-totals.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type {
   AgentRunsStore,
@@ -125,7 +126,8 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
    * filter's `until`, else the newest matching run), widened eightfold until it holds the page or covers
    * everything: DuckDB's top-N over every row of the project costs as much as sorting them all, while
    * the filter on `start_us` is a cheap scan and leaves a few rows to sort. Exact: a run outside the window
-   * started before every run in it.
+   * started before every run in it. A first page without `until` tries the hour before now first (no query
+   * for the newest run when the project is live).
    */
   async runs(filter: RunFilter, opts: { after?: RunPosition; limit?: number }): Promise<RunRow[]> {
     return this.db.read(async (c) => {
@@ -146,12 +148,18 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
         rows = r ? [r] : [];
       } else if (opts.limit === undefined || filter.traceIds) rows = await page(null);
       else {
-        const anchor = opts.after?.startUs ?? filter.untilUs ?? (await this.newestStart(c, filter));
-        for (let window = FIRST_WINDOW_US; ; window *= 8) {
-          const low = anchor === null ? null : anchor - window;
-          const covers = low === null || (filter.sinceUs !== undefined && low <= filter.sinceUs) || window > MAX_WINDOW_US;
-          rows = await page(covers ? null : low);
-          if (covers || rows.length >= opts.limit) break;
+        // The first page of a live project: the hour before now (the wall clock only picks the window; a
+        // full page from it is exact whatever the clock says, as any run outside it started earlier).
+        const given = opts.after?.startUs ?? filter.untilUs;
+        rows = given === undefined ? await page(Date.now() * 1000 - FIRST_WINDOW_US) : [];
+        if (rows.length < opts.limit) {
+          const anchor = given ?? (await this.newestStart(c, filter));
+          for (let window = FIRST_WINDOW_US; ; window *= 8) {
+            const low = anchor === null ? null : anchor - window;
+            const covers = low === null || (filter.sinceUs !== undefined && low <= filter.sinceUs) || window > MAX_WINDOW_US;
+            rows = await page(covers ? null : low);
+            if (covers || rows.length >= opts.limit) break;
+          }
         }
       }
       return rows.map((r) => ({ ...toRunRow(r), usage: usageOf(String(r.usage)) }));
@@ -239,15 +247,15 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
     if (filter.notBeforeUs !== undefined) {
       const nb = p.int(filter.notBeforeUs);
       from = `(
-        SELECT session_key, run_count, turn_count, start_us, end_us FROM session_summaries WHERE project_id = ${project} AND start_us >= ${nb}
+        SELECT session_key, run_count, turn_count, start_us, end_us, call_totals FROM session_summaries WHERE project_id = ${project} AND start_us >= ${nb}
         UNION ALL
-        SELECT session_key, count(*) AS run_count, count(DISTINCT turn_id) AS turn_count, min(start_us) AS start_us, max(end_us) AS end_us
+        SELECT session_key, count(*) AS run_count, count(DISTINCT turn_id) AS turn_count, min(start_us) AS start_us, max(end_us) AS end_us, NULL AS call_totals
         FROM run_summaries WHERE project_id = ${project} AND start_us >= ${nb} AND session_key IN (
           SELECT session_key FROM session_summaries WHERE project_id = ${project} AND start_us < ${nb} AND end_us >= ${nb})
         GROUP BY session_key) AS s`;
       where[0] = 'true';
     }
-    const sql = `SELECT session_key, run_count, turn_count, start_us, end_us FROM ${from} WHERE ${where.join(' AND ')}
+    const sql = `SELECT session_key, run_count, turn_count, start_us, end_us, call_totals FROM ${from} WHERE ${where.join(' AND ')}
       ORDER BY start_us DESC, session_key DESC ${opts.limit !== undefined ? `LIMIT ${p.int(opts.limit)}` : ''}`;
     const rows = await this.db.read((c) => query(c, sql, p));
     return rows.map((r) => ({
@@ -256,6 +264,8 @@ export class DuckDbAgentRunsQuery implements AgentRunsStore {
       turnCount: num(r.turn_count),
       startUs: num(r.start_us),
       endUs: num(r.end_us),
+      // Absent for a session across the retention cut-off (its runs before it are left out) or not yet summed.
+      ...(r.call_totals === null ? {} : { callTotals: parseTotals(String(r.call_totals))! }),
     }));
   }
 

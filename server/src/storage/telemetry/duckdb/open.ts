@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { TELEMETRY_SCHEMA } from './schema.js';
-import { addLogBodyClass, lacksColumn } from './schema-upgrades.js';
+import { addLogBodyClass, addSessionCallTotals, lacksColumn } from './schema-upgrades.js';
 import { backfillSummaries } from './summaries-backfill.js';
 import { Checkpointer, WriteGate } from './checkpointer.js';
 import { ThreadGovernor } from './thread-governor.js';
@@ -59,6 +59,7 @@ export async function openTelemetryDb(opts: {
   await writer.run(`SET checkpoint_threshold = '${file === ':memory:' ? '256MB' : '1GB'}'`);
   const threads = Number((await writer.runAndReadAll("SELECT current_setting('threads')")).getRows()[0][0]);
   if (await lacksColumn(writer, 'logs', 'body_class')) await addLogBodyClass(writer);
+  const sessionsLackTotals = await lacksColumn(writer, 'session_summaries', 'call_totals');
   // A file written before the trace indexes existed gets them here, once (about 0.7 s per million spans).
   const unindexed = await writer.runAndReadAll(
     "SELECT count(*) FROM duckdb_tables() t WHERE t.table_name = 'spans' AND NOT EXISTS (SELECT 1 FROM duckdb_indexes() i WHERE i.index_name = 'spans_trace')",
@@ -73,6 +74,10 @@ export async function openTelemetryDb(opts: {
     await backfillSummaries(writer, source, opts.log);
   } finally {
     source.closeSync();
+  }
+  if (sessionsLackTotals) {
+    opts.log?.('telemetry: summing the model calls of every stored session (once)');
+    await addSessionCallTotals(writer);
   }
   // Reads and writers' transactions are the statements DuckDB's threads follow (thread-governor.ts).
   const governor = new ThreadGovernor(instance, threads, (e) => opts.log?.(`telemetry threads could not be set: ${String(e)}`));

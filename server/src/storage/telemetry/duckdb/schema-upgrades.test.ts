@@ -38,3 +38,31 @@ describe('a telemetry file written before log bodies were classified', () => {
     await db.close();
   });
 });
+
+describe('a telemetry file written before sessions kept their model calls summed by model', () => {
+  it('gets session_summaries.call_totals at open, computed from every session\'s runs, once', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-upgrade-'));
+    dirs.push(dataDir);
+    let db = await openTelemetryDb({ dataDir });
+    await db.writer.run('ALTER TABLE session_summaries DROP COLUMN call_totals');
+    const run = (trace: string, session: string, usage: string) =>
+      `('p1', '${trace}', 'r', 'bot', NULL, NULL, 'svc', NULL, '${session}', NULL, 'completed', NULL, 1, 2, 2, 0, 0, 1, 0, 0, '${usage}')`;
+    await db.writer.run(`INSERT INTO run_summaries VALUES
+      ${run('t1', 's1', '[["openai","m",10,2,null,1]]')},
+      ${run('t2', 's1', '[["openai","m",5,null,null,2],[null,"x",null,null,7,1]]')},
+      ${run('t3', 's2', '[]')}`);
+    await db.writer.run("INSERT INTO session_summaries VALUES ('p1', 's1', 2, 0, 1, 2), ('p1', 's2', 1, 0, 1, 2)");
+    await db.close();
+
+    db = await openTelemetryDb({ dataDir });
+    const totals = async () => (await db.writer.runAndReadAll('SELECT session_key, call_totals, run_count FROM session_summaries ORDER BY session_key')).getRowsJS();
+    expect(await totals()).toEqual([
+      ['s1', '[7,1,0,[["openai","m",20,2,3]]]', 2n],
+      ['s2', '[0,0,0,[]]', 1n],
+    ]);
+    await db.close();
+    db = await openTelemetryDb({ dataDir });
+    expect((await totals()).length).toBe(2);
+    await db.close();
+  });
+});

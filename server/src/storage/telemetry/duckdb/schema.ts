@@ -209,7 +209,9 @@ export const TELEMETRY_SCHEMA = [
      run_count BIGINT NOT NULL,
      turn_count BIGINT NOT NULL,
      start_us BIGINT NOT NULL,
-     end_us BIGINT NOT NULL)`,
+     end_us BIGINT NOT NULL,
+     call_totals VARCHAR)             -- JSON: its runs' model calls summed by model (call-totals.ts); NULL: not kept
+  `,
   // A run's or trace's own row is found through these (DuckDB uses an index only for a filter on its column
   // alone, so the reads ask by trace id and keep the project's row: agent-runs-query.ts `byTrace`).
   `CREATE INDEX IF NOT EXISTS trace_summaries_trace ON trace_summaries (trace_id)`,

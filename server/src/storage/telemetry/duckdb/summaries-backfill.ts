@@ -9,6 +9,7 @@ import { TraceState, summarizeRun, summarizeTrace, type RunSummary, type TraceSu
 import { appendChunks, rowChunks, type TableLayout } from './rows-writer.js';
 import { DIGEST_COLUMNS, digestsOf } from './span-digests.js';
 import { runColumnGetters, traceColumnGetters } from './summaries-writer.js';
+import { recomputeAllSessions } from './session-summaries.js';
 
 const UPGRADE = 'summaries_v1';
 /** Summary rows appended at a time. */
@@ -79,9 +80,7 @@ export async function backfillSummaries(c: DuckDBConnection, source: DuckDBConne
       }
       close();
       await flush();
-      await c.run(`INSERT INTO session_summaries
-        SELECT project_id, session_key, count(*), count(DISTINCT turn_id), min(start_us), max(end_us) FROM run_summaries
-        WHERE session_key IS NOT NULL GROUP BY project_id, session_key`);
+      await recomputeAllSessions(c);
     }
     await c.run(`INSERT INTO telemetry_upgrades (name, done_at_us) VALUES ('${UPGRADE}', ${Date.now() * 1000})`);
     await c.run('COMMIT');

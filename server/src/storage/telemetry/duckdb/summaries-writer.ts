@@ -17,7 +17,7 @@ import { TraceState, summarizeRun, summarizeTrace, type RunSummary, type SpanDig
 import { BloomFilter } from '../../../lib/bloom.js';
 import type { TelemetryDb } from './open.js';
 import { appendChunks, rowChunks, tableLayout, type ColumnGetters, type TableLayout } from './rows-writer.js';
-import { SessionUpkeep, type RunMove } from './session-summaries.js';
+import { SessionUpkeep, recomputeSessions, type RunMove } from './session-summaries.js';
 import { DIGEST_COLUMNS, digestsOf } from './span-digests.js';
 import { strOrNull } from './agent-runs-sql.js';
 
@@ -190,7 +190,7 @@ export class SummaryUpkeep {
       if (remembers(t)) open.add(k);
       const r = summarizeRun(e.traceId, e.state);
       const to = r?.sessionKey ?? null;
-      runMoves.push({ projectId: e.projectId, traceId: e.traceId, from: e.sessionKey, to, brief: r && { turnId: r.turnId, startUs: r.startUs, endUs: r.endUs } });
+      runMoves.push({ projectId: e.projectId, traceId: e.traceId, from: e.sessionKey, to, brief: r && { turnId: r.turnId, startUs: r.startUs, endUs: r.endUs, usage: r.usage } });
       e.sessionKey = to;
       if (r) push(runs, e.projectId, r);
     }
@@ -329,21 +329,6 @@ function push<T>(m: Map<string, T[]>, k: string, v: T): void {
   const list = m.get(k);
   if (list) list.push(v);
   else m.set(k, [v]);
-}
-
-/** Recomputes the session rows of these sessions from their runs (a session no run carries any more goes). */
-export async function recomputeSessions(c: DuckDBConnection, sessions: { map: Map<string, Set<string>> }): Promise<void> {
-  for (const [projectId, keys] of sessions.map) {
-    const values = { p: projectId, keys: listValue([...keys]) };
-    await read(c, 'DELETE FROM session_summaries WHERE project_id = $p AND list_contains($keys, session_key)', values);
-    await read(
-      c,
-      `INSERT INTO session_summaries
-       SELECT project_id, session_key, count(*), count(DISTINCT turn_id), min(start_us), max(end_us) FROM run_summaries
-       WHERE project_id = $p AND session_key IN (SELECT unnest($keys)) GROUP BY project_id, session_key`,
-      values,
-    );
-  }
 }
 
 const upkeeps = new WeakMap<TelemetryDb, SummaryUpkeep>();

@@ -10,6 +10,7 @@
  * none (every touched stored trace is read back from `spans`), and the backfill of an upgraded file gives the
  * same rows again.
  */
+import { addCalls, noCalls, totalsText } from '../../../domains/agent-runs/call-totals.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OP, CANONICAL_UNKNOWN, outcomeOf } from '../../../domains/agent-runs/model.js';
 import type { RunFilter, RunRow, SessionRow, TurnRow } from '../../../domains/agent-runs/store.js';
@@ -213,11 +214,19 @@ async function compareAll(r: Rng, projectId: string, traceIds: string[]) {
   expect(await starts(summaries)).toEqual(await starts(raw));
   const health = async (q: SummarizedReads) => (await q.runHealth(projectId, ['key-0', 'key-1', 'key-2'], BASE_US + 5_000_000)).sort((a, b) => a.observationKey.localeCompare(b.observationKey));
   expect(await health(summaries)).toEqual(await health(raw));
+  const plain = (xs: SessionRow[]) => xs.map(({ callTotals: _, ...s }) => s);
   for (const sf of [{}, { sinceUs: BASE_US + 20_000_000 }, { sessionKeys: ['s-0', 's-4'] }]) {
     const filter = { projectId, ...sf };
-    expect(await summaries.sessions(filter, {})).toEqual(await raw.sessions(filter, {}));
-    const read = (q: SummarizedReads) => pages<SessionRow>((after) => q.sessions(filter, { limit: 2, after: after && { startUs: after.startUs, key: after.sessionKey } }), 2);
+    expect(plain(await summaries.sessions(filter, {}))).toEqual(await raw.sessions(filter, {}));
+    const read = async (q: SummarizedReads) => plain(await pages<SessionRow>((after) => q.sessions(filter, { limit: 2, after: after && { startUs: after.startUs, key: after.sessionKey } }), 2));
     expect(await read(summaries)).toEqual(await read(raw));
+  }
+  // Each session's call totals are its runs' model calls summed by model.
+  for (const s of await summaries.sessions({ projectId }, {})) {
+    const runsOf = new Set(all.filter((x) => x.sessionKey === s.sessionKey).map((x) => x.traceId));
+    const want = noCalls();
+    addCalls(want, rawUsage.filter((u) => runsOf.has(u.traceId)), 1);
+    expect({ session: s.sessionKey, totals: s.callTotals && totalsText(s.callTotals) }).toEqual({ session: s.sessionKey, totals: totalsText(want) });
   }
   for (const s of ['s-0', 's-1', 's-5']) {
     const read = (q: SummarizedReads) => pages<TurnRow>((after) => q.turns(projectId, s, { limit: 1, after: after && { startUs: after.startUs, key: after.turnId } }), 1);
