@@ -5,6 +5,7 @@
 import { VARCHAR, listValue, LIST, type DuckDBConnection } from '@duckdb/node-api';
 import { CONTENT_EVENTS } from '../../../domains/content/content-keys.js';
 import { recomputeAllSessions } from './session-summaries.js';
+import { transaction } from './traces-query.js';
 
 /** Whether `table` exists and lacks `column` (read before the schema statements add it). */
 export async function lacksColumn(c: DuckDBConnection, table: string, column: string): Promise<boolean> {
@@ -64,13 +65,8 @@ async function classifyOldLogBodies(c: DuckDBConnection): Promise<number> {
  * written before it existed, and computes it for every stored session from its runs, in one transaction.
  */
 export async function addSessionCallTotals(c: DuckDBConnection): Promise<void> {
-  await c.run('BEGIN TRANSACTION');
-  try {
+  await transaction(c, async () => {
     await c.run('ALTER TABLE session_summaries ADD COLUMN call_totals VARCHAR');
     await recomputeAllSessions(c);
-    await c.run('COMMIT');
-  } catch (e) {
-    await c.run('ROLLBACK').catch(() => undefined);
-    throw e;
-  }
+  });
 }
