@@ -46,7 +46,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'duckdb',
-          include: ['server/src/**/*.test.ts', 'cli/src/**/*.test.ts', 'test/**/*.test.ts', 'tools/**/*.test.ts'],
+          include: ['server/src/**/*.test.ts', 'cli/src/**/*.test.ts', 'test/**/*.test.ts', 'tools/**/*.test.ts', 'web/scripts/**/*.test.ts'],
           // The ClickHouse adapters' own tests need no second engine: they run in the clickhouse project only.
           exclude: ['server/src/storage/telemetry/clickhouse/**', '**/node_modules/**'],
         },

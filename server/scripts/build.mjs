@@ -7,10 +7,16 @@
  * SQLite bindings among them). The source map is written beside the file; run with
  * `NODE_OPTIONS=--enable-source-maps` to see TypeScript positions in stack traces.
  * Used by `npm start`, the end-to-end tests (test/global-setup.ts) and the benchmarks.
+ *
+ * It also builds the web UI (web/, Vite) into web/dist, which the service serves at `/`: skipped when
+ * web/dist is newer than every source of it, and when Vite is not installed (an install without
+ * development packages serves the web/dist it was given, or says the UI is not built).
  */
 import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -51,4 +57,34 @@ export async function buildServer() {
   return SERVER_BUNDLE;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await buildServer();
+const WEB = path.join(here, '..', '..', 'web');
+export const UI_INDEX = path.join(WEB, 'dist', 'index.html');
+/** What the UI is built from: a change to any of these rebuilds it. */
+const UI_SOURCES = [path.join(WEB, 'src'), path.join(WEB, 'public'), path.join(WEB, 'index.html'), path.join(WEB, 'vite.config.ts'), path.join(here, '..', 'src', 'domains', 'content', 'content-keys.ts')];
+
+function newest(p) {
+  if (!fs.existsSync(p)) return 0;
+  const st = fs.statSync(p);
+  if (!st.isDirectory()) return st.mtimeMs;
+  return Math.max(st.mtimeMs, ...fs.readdirSync(p).map((e) => newest(path.join(p, e))));
+}
+
+/** Builds web/dist when a source is newer; returns 'built', 'fresh' or 'no-vite'. */
+export async function buildUi({ force = false } = {}) {
+  let vitePath;
+  try {
+    vitePath = createRequire(path.join(WEB, 'package.json')).resolve('vite');
+  } catch {
+    return 'no-vite';
+  }
+  if (!force && fs.existsSync(UI_INDEX) && fs.statSync(UI_INDEX).mtimeMs >= Math.max(...UI_SOURCES.map(newest))) return 'fresh';
+  const vite = await import(pathToFileURL(vitePath).href);
+  await vite.build({ configFile: path.join(WEB, 'vite.config.ts'), logLevel: 'warn' });
+  return 'built';
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await buildServer();
+  const ui = await buildUi({ force: process.argv.includes('--force-ui') });
+  if (ui === 'no-vite' && !fs.existsSync(UI_INDEX)) console.warn('The web UI is not built: Vite is not installed (npm install without --omit=dev builds it).');
+}

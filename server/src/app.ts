@@ -11,6 +11,7 @@ import { registerIdempotency } from './http/idempotency.js';
 import { registerSharedReads } from './http/shared-reads.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
+import { UiFiles } from './http/ui.js';
 import { lenientQuery } from './http/query.js';
 import { NextCursor } from './http/pagination.js';
 import { ErrorResponse } from './http/schemas.js';
@@ -102,7 +103,9 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) if (method !== 'HEAD') declared.push({ method, url: r.url, config: { auth: r.config?.auth, scope: r.config?.scope, accepts: r.config?.accepts, foreignProject: r.config?.foreignProject }, takesBody: r.schema?.body !== undefined });
   });
-  registerErrorHandling(app);
+  // The browser UI's pages and files, for the GETs no route takes (http/ui.ts).
+  const ui = new UiFiles(ctx.config.uiDir);
+  registerErrorHandling(app, (req, reply) => ui.serve(req, reply));
   // Text no store can keep as sent (NUL, unpaired surrogates) is refused before validation (http/text.ts);
   // OTLP bodies are bytes, read by their own decoders.
   app.addHook('preValidation', async (req) => {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { JOB_SETTING_VARS, type JobSettings } from './jobs/settings.js';
+import { uiDir } from './http/ui.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -32,6 +33,8 @@ export interface Config {
    * it must be fixed, because issued tokens and the published metadata name it.
    */
   publicUrl: string;
+  /** The built browser UI (SVC_UI_DIR, else web/dist of this checkout); null when it was never built. */
+  uiDir: string | null;
   /**
    * The secret API-key hashes are keyed with (SVC_KEY_HASH_SECRET, base64, at least 32 bytes). When
    * not set, main.ts reads or creates `<dataDir>/key-hash.secret`; nodes sharing one PostgreSQL must
@@ -236,6 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clickhouse: clickhouseSettings(env),
     assetReviewWindowDays: intVar(env, 'SVC_ASSET_REVIEW_WINDOW_DAYS', 7, 1, 365),
     publicUrl: publicUrl(env, host, port),
+    uiDir: uiDir(env),
     keyHashSecret: keyHashSecret(env),
     jobs: jobSettings(env),
     contentPolicyTtlSeconds: intVar(env, 'SVC_CONTENT_POLICY_TTL_SECONDS', 30, 0, 30),

@@ -69,7 +69,8 @@ export function sendError(reply: FastifyReply, e: ApiError) {
   return reply.code(e.status).type('application/json; charset=utf-8').send(body);
 }
 
-export function registerErrorHandling(app: FastifyInstance) {
+/** `fallback` answers what no route takes before the 404 (the UI's pages, http/ui.ts); it returns false to pass. */
+export function registerErrorHandling(app: FastifyInstance, fallback: (req: FastifyRequest, reply: FastifyReply) => boolean = () => false) {
   // A second router that knows every declared path, to tell 405 (path exists) from 404.
   const known = FindMyWay({ ignoreTrailingSlash: false });
   app.addHook('onRoute', (route) => {
@@ -88,6 +89,7 @@ export function registerErrorHandling(app: FastifyInstance) {
   });
 
   app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) => {
+    if (fallback(req, reply)) return reply;
     const path = req.url.split('?')[0];
     const allowed = METHODS.filter((m) => known.find(m, path) !== null);
     if (allowed.length > 0) {

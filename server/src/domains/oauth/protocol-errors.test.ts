@@ -12,7 +12,7 @@ import { CLI_CLIENT_ID } from './provider.js';
 let t: TestApp;
 
 beforeAll(async () => {
-  t = await testApp();
+  t = await testApp({ env: { SVC_UI_DIR: 'none' } });
 });
 afterAll(async () => t.close());
 
@@ -113,7 +113,7 @@ describe('OAuth routes with bad input', () => {
     for (const res of all) expectProtocolError(res, 'concurrent POST /oauth/device', 'invalid_request');
   });
 
-  it('the user-code page still renders for a browser (control)', async () => {
+  it('the user-code page still renders for a browser when no web UI is served (control; ui.test.ts: with one, the address opens its page)', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/oauth/device' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/html/);

@@ -61,7 +61,12 @@ export async function oauthRoutes(app: FastifyInstance, ctx: AppContext) {
         url: `${OAUTH_PREFIX}${e.url}`,
         config: { ...config, openapi: doc.openapi },
         schema: { operationId: doc.operationId, tags: ['oauth'], security: [], summary: e.summary },
-        handler: (req, reply) => handOver(ctx, req, reply, req.url.slice(OAUTH_PREFIX.length)),
+        handler: (req, reply) =>
+          // `svc login` prints the library's code-entry address (RFC 8628 verification_uri); with the web UI
+          // built, a person following it lands on the UI's page for the code, signed in or asked to.
+          e.method === 'GET' && e.url === '/device' && ctx.config.uiDir !== null
+            ? reply.redirect(`/device${req.url.slice(`${OAUTH_PREFIX}/device`.length)}`, 303)
+            : handOver(ctx, req, reply, req.url.slice(OAUTH_PREFIX.length)),
       });
     }
   });
