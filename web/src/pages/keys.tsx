@@ -12,7 +12,26 @@ import { ErrorNote, Field, Loading, Page, Status, Time } from '../ui';
 
 type ApiKey = components['schemas']['ApiKey'];
 
+/** The scope every key route needs; a person whose role lacks it is told so instead of being refused. */
+const KEYS_SCOPE = 'api_key:write';
+
 export default function Keys() {
+  const { me } = useSession();
+  if (!me.scopes.includes(KEYS_SCOPE)) {
+    return (
+      <Page title="API keys">
+        <p>
+          Your role ({me.organization.role}) does not hold <code>{KEYS_SCOPE}</code>, which creating and listing API keys needs. An owner or
+          admin of your organization can mint a key for you, or change your role.
+        </p>
+        <p className="muted">The CLI can still act as you: <code>svc login</code> signs it in with your scopes.</p>
+      </Page>
+    );
+  }
+  return <KeyList />;
+}
+
+function KeyList() {
   const { me, projects } = useSession();
   const keys = useLoad(async () => ok(await api.GET('/api/v1/account/api-keys', { params: { query: { limit: 200 } } })), []);
   const [minted, setMinted] = useState<{ name: string; key: string } | null>(null);
