@@ -2,7 +2,7 @@
  * npm run bench: OTLP protobuf ingest throughput (metrics points/s, and spans/s in bench/spans.ts),
  * aggregate query latency, and the agent, trace and log reads over a day of agent runs (bench/agent-reads.ts),
  * the cost of the containment check on the ingest path (bench/containment.ts), and evaluations
- * (bench/evaluations.ts), printed as small tables. `--only=ingest|query|spans|upkeep|agent|containment|evals`
+ * (bench/evaluations.ts), and the web UI's first-load size per page (bench/ui.ts), printed as small tables. `--only=ingest|query|spans|upkeep|agent|containment|evals|ui`
  * runs one section. `--peer` (`--only=peer`) compares our server with VictoriaMetrics, both as separate processes
  * (bench/peer.ts); `--load` (`--only=load`) drives our server process with many keep-alive clients
  * (bench/load.ts); neither runs by default.
@@ -31,6 +31,7 @@ import { benchContainment } from './containment.js';
 import { benchEvaluations } from './evaluations.js';
 import { benchPeer } from './peer.js';
 import { benchLoad } from './load.js';
+import { benchUi } from './ui.js';
 
 const require = createRequire(import.meta.url);
 const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.js');
@@ -38,7 +39,7 @@ const ExportReq = root.opentelemetry.proto.collector.metrics.v1.ExportMetricsSer
 
 const SERIES = 1000;
 const quick = process.argv.includes('--quick');
-const SECTIONS = ['ingest', 'query', 'spans', 'upkeep', 'agent', 'containment', 'evals', 'peer', 'load'] as const;
+const SECTIONS = ['ingest', 'query', 'spans', 'upkeep', 'agent', 'containment', 'evals', 'ui', 'peer', 'load'] as const;
 const USAGE = `usage: npm run bench -- [--engine duckdb|clickhouse] [--quick] [--only=${SECTIONS.join('|')}] [--peer | --load ...]`;
 function usageError(message: string): never {
   console.error(`${message}\n${USAGE}`);
@@ -107,6 +108,7 @@ async function runBenchmarks(endpoint: ChEndpoint | undefined) {
   // The separate-process benchmarks start their own servers.
   if (separate === 'peer') setTableSuffix('engine: DuckDB (embedded)');
   if (separate === 'peer') return benchPeer({ repeats: numArg('repeats', quick ? 1 : 3), profile: process.argv.includes('--profile'), inspect: process.argv.includes('--inspect') });
+  if (only === 'ui') return benchUi();
   if (separate === 'load') return benchLoad({ clients: numArg('clients', 200), seconds: numArg('seconds', quick ? 15 : 60), seedRuns: numArg('seed-runs', 5_000), profile: process.argv.includes('--profile'), perRoute: process.argv.includes('--per-route'), clickhouse: endpoint });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
   // On ClickHouse: a database of this run's own; control data stays in the temp dir's SQLite, as with DuckDB.
@@ -197,6 +199,7 @@ async function inProcess(control: ControlStore, telemetry: TelemetryEngine, conf
     const projectId = (await ctx.projects.create((await ctx.apiKeys.authenticate(key))!, { name: 'bench-evals' })).id;
     await benchEvaluations({ app, ctx, address, key, projectId, quick });
   }
+  if (only === undefined) await benchUi();
 
   await app.close();
 }

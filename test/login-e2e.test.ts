@@ -128,4 +128,9 @@ describe('svc login / svc logout against the real server', () => {
     expect(after.code).toBe(3);
     expect(JSON.parse(after.stderr.trim()).error).toBe('unauthenticated');
   });
+
+  it('the OAuth library, used all through, printed no warning of its own (its "Unsupported runtime" line on Node 20 is dropped)', () => {
+    expect(server.stderr()).not.toContain('oidc-provider WARNING');
+    expect(server.stdout()).not.toContain('oidc-provider WARNING');
+  });
 });

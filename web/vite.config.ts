@@ -12,6 +12,6 @@ const api = process.env.SVC_API_URL ?? 'http://127.0.0.1:8080';
 export default defineConfig({
   root,
   plugins: [react()],
-  build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', sourcemap: false, chunkSizeWarningLimit: 600 },
+  build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', sourcemap: false, manifest: true, chunkSizeWarningLimit: 600 },
   server: { proxy: { '/api': api, '/oauth': api, '/v1': api } },
 });

@@ -133,6 +133,15 @@ describe('svc agent-runs get', () => {
     expect(lines.some((l) => l.startsWith('cost_nanos'))).toBe(false);
   });
 
+  it('a run id that is not 32 hex digits is a usage error (exit 2) and sends nothing', async () => {
+    for (const args of [['get', 'nothex'], ['get', 'nothex', '--graph'], ['context', `${RUN_A}0`]]) {
+      const r = await svc(['agent-runs', ...args, '--project', 'p1']);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(JSON.parse(r.stderr.trim())).toMatchObject({ error: 'usage_error', message: expect.stringContaining('the run id must be 32 hexadecimal characters') });
+    }
+    expect(t.api.requests).toHaveLength(0);
+  });
+
   it('--graph reads the graph and prints the steps as a tree by parent', async () => {
     const steps = [
       { step_id: 'r', name: 'invoke_agent planner', canonical_operation: 'invoke_agent', started_at: 'x', ended_at: 'x', duration_ms: 1500, attributes: {}, instrumented: false },

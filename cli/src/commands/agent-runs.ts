@@ -4,7 +4,7 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Context } from '../context.js';
-import { nonEmpty, positiveInt } from '../flags.js';
+import { nonEmpty, positiveInt, traceIdFlag } from '../flags.js';
 import { renderTable, type Cell } from '../output.js';
 import { readPages } from '../paged.js';
 import { windowQuery } from '../time.js';
@@ -172,7 +172,7 @@ export function registerAgentRuns(program: Command, ctx: Context): void {
   runs
     .command('get')
     .description('show a run; with --graph, also its steps as a tree')
-    .argument('<run_id>', 'run id (the trace id, 32 hex)')
+    .argument('<run_id>', 'run id (the trace id, 32 hex)', traceIdFlag('the run id'))
     .option('--graph', 'also read the step graph (every step of the run)')
     .action(async (runId: string, opts: { graph?: boolean }) => {
       const client = ctx.client();
@@ -189,7 +189,7 @@ export function registerAgentRuns(program: Command, ctx: Context): void {
   runs
     .command('context')
     .description("a run's context events (assembly, compaction, cache), every page")
-    .argument('<run_id>', 'run id (the trace id, 32 hex)')
+    .argument('<run_id>', 'run id (the trace id, 32 hex)', traceIdFlag('the run id'))
     .option('--source <context_source_id>', 'only events naming this context source (an assembly source or a removed source)', nonEmpty('--source'))
     .action(async (runId: string, opts: { source?: string }) => {
       const { items } = await readPages<AgentEvent>(ctx, '/agent-events', 'events', { limit: EVENT_PAGE, all: true }, {

@@ -77,7 +77,8 @@ export function registerMembers(program: Command, ctx: Context): void {
     .action(async (opts: { email: string; role: string }) => {
       const inv = await ctx.client().post<Invitation>('/invitations', { body: { email: opts.email, role: opts.role } });
       ctx.print(inv, () => renderTable([...INVITATION_HEADERS, 'TOKEN'], [[...invitationRow(inv), inv.token ?? '']], { color: ctx.color }));
-      if (ctx.format === 'table') ctx.note('the token is shown only this once: send it to the invitee');
+      if (ctx.format === 'table' && inv.token)
+        ctx.note(`the token is shown only this once: send the invitee ${ctx.settings().apiUrl.value.replace(/\/+$/, '')}/invitations/${inv.token} to accept in a browser`);
     });
 
   pageOptions(invitations.command('list').description('list invitations')).action(async (opts: { limit?: number; cursor?: string; all?: boolean }) => {

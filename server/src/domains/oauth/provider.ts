@@ -13,10 +13,28 @@
  *   and every approval is a new grant, never an earlier one reused, so each becomes one agent
  *   approval record.
  */
-import Provider, { type Adapter, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { default as Provider, Adapter, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { ALL_SCOPES } from '../api-keys/scopes.js';
 import type { OAuthKeys } from './keys.js';
 import { protocolErrorGuard, renderError, userCodeInput } from './protocol-errors.js';
+
+/**
+ * Loads the library. It warns on every load under a Node.js release line older than 22 ("Unsupported
+ * runtime"), while it works on Node 20.6+ (the whole OAuth suite runs on it): that one line is dropped while
+ * its module is evaluated; every other warning passes.
+ */
+async function loadLibrary(): Promise<typeof Provider> {
+  const original = console.warn;
+  console.warn = (...args: unknown[]) => {
+    const text = typeof args[0] === 'string' ? args[0].replace(/\x1b\[[0-9;]*m/g, '') : '';
+    if (!text.startsWith('oidc-provider WARNING: Unsupported runtime.')) original(...args);
+  };
+  try {
+    return (await import('oidc-provider')).default;
+  } finally {
+    console.warn = original;
+  }
+}
 
 export const OAUTH_PREFIX = '/oauth';
 export const ACCESS_TOKEN_TTL_S = 10 * 60;
@@ -54,7 +72,8 @@ function deviceCodePage(ctx: KoaContextWithOIDC, title: string, text: string) {
   ctx.body = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1><p>${text}</p></body></html>`;
 }
 
-export function createProvider(deps: ProviderDeps): Provider {
+export async function createProvider(deps: ProviderDeps): Promise<Provider> {
+  const Library = await loadLibrary();
   const configuration: Configuration = {
     adapter: deps.adapter,
     jwks: deps.keys.jwks as Configuration['jwks'],
@@ -118,7 +137,7 @@ export function createProvider(deps: ProviderDeps): Provider {
     interactions: { url: async (_ctx, interaction) => deps.interactionPath(interaction.uid) },
     findAccount: async (_ctx, sub) => ((await deps.personExists(sub)) ? { accountId: sub, claims: async () => ({ sub }) } : undefined),
   };
-  const provider = new Provider(deps.issuer, configuration);
+  const provider = new Library(deps.issuer, configuration);
   provider.use(protocolErrorGuard);
   return provider;
 }

@@ -52,7 +52,7 @@ export class OAuthServer {
 
   private async build(): Promise<Provider> {
     const keys = await loadOrCreateKeys(this.store.organizations);
-    const provider = createProvider({
+    const provider = await createProvider({
       issuer: this.issuer,
       keys,
       adapter: (model) => {

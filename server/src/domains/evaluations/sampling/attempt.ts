@@ -41,7 +41,7 @@ export async function attempt(runner: EvaluationRunner, rule: SamplingRuleRecord
     if (a.outcome === 'unmeasured') return { result: 'unmeasured', reason: oneLine(a.reason) };
     return { result: 'withheld', reason: oneLine(`withheld: ${a.contentClass} at ${a.boundary} (decided by ${a.decidedBy})`) };
   } catch (e) {
-    if (e instanceof ApiError && e.status === 429 && e.code === 'budget_exhausted') return { result: 'budget', reason: oneLine(e.message) };
+    if (e instanceof ApiError && e.status === 429 && (e.code === 'budget_exhausted' || e.code === 'budget_not_set')) return { result: 'budget', reason: oneLine(e.message) };
     if (signal?.aborted) return { result: 'aborted', reason: 'the tick was stopped' };
     return { result: 'failed', reason: oneLine(`failed: ${e instanceof ApiError ? `${e.status} ${e.code}: ` : ''}${e instanceof Error ? e.message : String(e)}`) };
   }

@@ -35,14 +35,16 @@ beforeAll(async () => {
 afterAll(async () => drop());
 
 describe('evaluation budget: admit and charge', () => {
-  it('never set: a model judge is refused (429 budget_exhausted naming daily_limit_nano_usd), free evaluations run uncapped', async () => {
+  it('never set: a model judge is refused with 429 budget_not_set saying how to set one (nothing was spent: no Retry-After), free evaluations run uncapped', async () => {
     clock.set('2026-05-01T12:00:00.000Z');
     const e = await refusal(svc.admit('o-default', 'EVALUATOR_KIND_LLM_JUDGE'));
     expect(e.status).toBe(429);
-    expect(e.code).toBe('budget_exhausted');
+    expect(e.code).toBe('budget_not_set');
     expect(e.message).toContain('no evaluation budget is set');
+    expect(e.message).toContain('svc evals budget set --daily-limit-nano-usd');
+    expect(e.message).not.toMatch(/spent|retry after/);
     expect(e.details).toMatchObject({ limit: 'daily_limit_nano_usd', daily_limit_nano_usd: 0, spent_nano_usd: 0, budget_set: false, day: '2026-05-01' });
-    expect(e.headers).toEqual({ 'retry-after': String(12 * 3600) });
+    expect(e.headers ?? {}).toEqual({});
     for (let i = 0; i < 50; i++) {
       await svc.admit('o-default', 'EVALUATOR_KIND_DETERMINISTIC');
       await svc.charge('o-default', { costNanos: 0, kind: 'EVALUATOR_KIND_DETERMINISTIC' });

@@ -70,21 +70,29 @@ export class EvaluationBudgetService implements EvaluationBudget {
     const { dailyEvaluationLimit: countCap, dailyLimitNanoUsd: costCap } = s.limits;
     if (countCap !== null && s.spend.evaluations >= countCap)
       throw exhausted(s, now, 'daily_evaluation_limit', `today's ${countCap} evaluations (daily_evaluation_limit) are used`);
+    if (kind === 'EVALUATOR_KIND_LLM_JUDGE' && !s.budget) throw notSet(s);
     if (kind === 'EVALUATOR_KIND_LLM_JUDGE' && s.spend.spentNanoUsd >= costCap)
-      throw exhausted(
-        s,
-        now,
-        'daily_limit_nano_usd',
-        s.budget
-          ? `today's judge spend ${s.spend.spentNanoUsd} reached daily_limit_nano_usd ${costCap} (billionths of a US dollar)`
-          : 'no evaluation budget is set for this organization, so model-judge evaluations are refused (set one with PUT /evaluation/budget)',
-      );
+      throw exhausted(s, now, 'daily_limit_nano_usd', `today's judge spend ${s.spend.spentNanoUsd} reached daily_limit_nano_usd ${costCap} (billionths of a US dollar)`);
   }
 
   async charge(orgId: string, spend: { costNanos: number; kind: EvaluatorKind }): Promise<void> {
     if (!Number.isSafeInteger(spend.costNanos) || spend.costNanos < 0) throw new Error(`a charge is a whole, non-negative number of billionths of a US dollar, got ${spend.costNanos}`);
     await this.store.charge(orgId, utcDay(this.clock.now()), { spentNanoUsd: spend.costNanos, evaluations: 1 });
   }
+}
+
+/**
+ * A model judge in an organization that never set a budget: nothing was spent and waiting does not help, so
+ * this is not `budget_exhausted` and carries no Retry-After; it says how to set one.
+ */
+function notSet(s: BudgetState): ApiError {
+  return new ApiError(
+    429,
+    'budget_not_set',
+    'no evaluation budget is set for this organization, so model-judge evaluations are refused: an owner or admin sets one with ' +
+      '`svc evals budget set --daily-limit-nano-usd 1000000000` ($1 a day) or PUT /api/v1/evaluation/budget',
+    { limit: 'daily_limit_nano_usd', day: s.day, daily_limit_nano_usd: 0, daily_evaluation_limit: s.limits.dailyEvaluationLimit, spent_nano_usd: s.spend.spentNanoUsd, evaluations: s.spend.evaluations, budget_set: false },
+  );
 }
 
 function exhausted(s: BudgetState, now: Date, limit: 'daily_limit_nano_usd' | 'daily_evaluation_limit', why: string): ApiError {
