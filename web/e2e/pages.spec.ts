@@ -34,6 +34,7 @@ for (const theme of ['light', 'dark'] as const) {
       const pages: [string, string][] = [
         [`/p/${p}`, 'Overview'],
         [`/p/${p}/runs`, 'Agent runs'],
+        [`/p/${p}/metrics`, 'Metrics'],
         [`/p/${p}/runs/${runId}?step=`, `Run ${runId}`],
         ['/settings/keys', 'API keys'],
         ['/device', 'Connect a device'],

@@ -20,6 +20,7 @@ export const ROUTES: Route[] = [
   { path: '/device', page: page(() => import('./pages/device')), bare: true },
   { path: '/', page: page(() => import('./pages/home')) },
   { path: '/p/:project', page: page(() => import('./pages/overview')) },
+  { path: '/p/:project/metrics', page: page(() => import('./pages/metrics')) },
   { path: '/p/:project/runs', page: page(() => import('./pages/runs')) },
   { path: '/p/:project/runs/:run', page: page(() => import('./pages/run')) },
   { path: '/settings/keys', page: page(() => import('./pages/keys')) },
@@ -50,6 +51,7 @@ export function App() {
 
 const PROJECT_NAV: [string, string][] = [
   ['', 'Overview'],
+  ['/metrics', 'Metrics'],
   ['/runs', 'Agent runs'],
 ];
 

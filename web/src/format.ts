@@ -39,3 +39,9 @@ export function operation(op: string | null | undefined): string {
   if (!op) return '—';
   return op.replace(/^CANONICAL_OPERATION_/, '').replace(/^OUTCOME_/, '').toLowerCase().replace(/_/g, ' ');
 }
+
+/** An API enumeration value in words: `RISK_TIER_UNASSESSED` -> `unassessed` (the prefix names the enumeration). */
+export function enumWords(value: string | null | undefined, prefix: string): string {
+  if (!value) return '—';
+  return value.replace(new RegExp(`^${prefix}_`), '').toLowerCase().replace(/_/g, ' ');
+}

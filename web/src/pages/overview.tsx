@@ -6,7 +6,7 @@
 import { api, ok } from '../api/client';
 import { useLoad } from '../api/hooks';
 import type { components } from '../api/schema';
-import { count } from '../format';
+import { count, enumWords } from '../format';
 import { Link, useInterval } from '../router';
 import { DataTable, type Column } from '../table';
 import { Cost, ErrorNote, Loading, Page, Status, Time, Unavailable } from '../ui';
@@ -71,8 +71,8 @@ export default function Overview({ params }: { params: Record<string, string> })
         </>
       ),
     },
-    { id: 'risk', header: 'Risk tier', cell: ({ row }) => row.original.risk_tier.replace(/_/g, ' ') },
-    { id: 'approval', header: 'Approval', cell: ({ row }) => <Status value={row.original.approval_state} /> },
+    { id: 'risk', header: 'Risk tier', cell: ({ row }) => enumWords(row.original.risk_tier, 'RISK_TIER') },
+    { id: 'approval', header: 'Approval', cell: ({ row }) => <Status value={enumWords(row.original.approval_state, 'APPROVAL_STATE')} /> },
     {
       id: 'runs',
       header: 'Runs, 24 h',

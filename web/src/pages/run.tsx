@@ -29,6 +29,24 @@ export default function Run({ params }: { params: Record<string, string> }) {
     depth.set(id, d);
     return d;
   };
+  // The steps as a tree: each parent followed by its children, by start time (a step whose parent is not in the run is a root).
+  const children = new Map<string, typeof steps>();
+  const roots: typeof steps = [];
+  for (const s of steps) {
+    const parent = s.parent_step_id && byId.has(s.parent_step_id) ? s.parent_step_id : null;
+    if (parent) children.set(parent, [...(children.get(parent) ?? []), s]);
+    else roots.push(s);
+  }
+  const byStart = (a: (typeof steps)[number], b: (typeof steps)[number]) => a.started_at.localeCompare(b.started_at) || a.step_id.localeCompare(b.step_id);
+  const ordered: typeof steps = [];
+  const visit = (list: typeof steps) => {
+    for (const s of [...list].sort(byStart)) {
+      if (ordered.includes(s)) continue;
+      ordered.push(s);
+      visit(children.get(s.step_id) ?? []);
+    }
+  };
+  visit(roots);
   const selected = steps.find((s) => s.step_id === query.get('step')) ?? null;
   const tokens = (n: number | undefined) => (n === undefined ? <span className="muted">—</span> : <span className="num">{count(n)}</span>);
 
@@ -66,7 +84,7 @@ export default function Run({ params }: { params: Record<string, string> }) {
             </tr>
           </thead>
           <tbody>
-            {steps.map((s) => {
+            {ordered.map((s) => {
               const left = ((Date.parse(s.started_at) - start) / span) * 100;
               const width = Math.max(0.5, (s.duration_ms / span) * 100);
               const isModel = s.input_tokens !== undefined || s.output_tokens !== undefined || s.model !== undefined;
