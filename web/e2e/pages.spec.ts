@@ -35,6 +35,7 @@ for (const theme of ['light', 'dark'] as const) {
         [`/p/${p}`, 'Overview'],
         [`/p/${p}/runs`, 'Agent runs'],
         [`/p/${p}/metrics`, 'Metrics'],
+        [`/p/${p}/logs`, 'Logs'],
         [`/p/${p}/runs/${runId}?step=`, `Run ${runId}`],
         ['/settings/keys', 'API keys'],
         ['/device', 'Connect a device'],

@@ -21,6 +21,7 @@ export const ROUTES: Route[] = [
   { path: '/', page: page(() => import('./pages/home')) },
   { path: '/p/:project', page: page(() => import('./pages/overview')) },
   { path: '/p/:project/metrics', page: page(() => import('./pages/metrics')) },
+  { path: '/p/:project/logs', page: page(() => import('./pages/logs')) },
   { path: '/p/:project/runs', page: page(() => import('./pages/runs')) },
   { path: '/p/:project/runs/:run', page: page(() => import('./pages/run')) },
   { path: '/settings/keys', page: page(() => import('./pages/keys')) },
@@ -52,6 +53,7 @@ export function App() {
 const PROJECT_NAV: [string, string][] = [
   ['', 'Overview'],
   ['/metrics', 'Metrics'],
+  ['/logs', 'Logs'],
   ['/runs', 'Agent runs'],
 ];
 
