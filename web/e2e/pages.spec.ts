@@ -9,12 +9,14 @@ import { BASE, expect, guard, invite, owner, person, project, signIn, test, uniq
 
 let p: string;
 let runId: string;
+let containment: string;
 
 test.beforeAll(async () => {
   p = await project();
   const key = await owner<{ key: string }>('POST', '/account/api-keys', { name: unique('ingest'), scopes: ['ingest:write'], project_id: p }, 201);
   runId = (await sendAgentRun({ base: BASE, format: 'json', key: key.key, agentId: unique('agent') })).root.spanContext().traceId;
   await expect.poll(async () => (await owner<{ runs: unknown[] }>('GET', `/agent-runs?project_id=${p}`)).runs.length, { timeout: 15_000 }).toBe(1);
+  containment = (await owner<{ id: string }>('POST', `/quarantines?project_id=${p}`, { observation_key: unique('bot'), reason: 'a look at every page' }, 201)).id;
 });
 
 async function axe(page: Page) {
@@ -36,6 +38,8 @@ for (const theme of ['light', 'dark'] as const) {
         [`/p/${p}/runs`, 'Agent runs'],
         [`/p/${p}/metrics`, 'Metrics'],
         [`/p/${p}/logs`, 'Logs'],
+        [`/p/${p}/containments`, 'Containments'],
+        [`/p/${p}/containments/${containment}`, 'Containment pending'],
         [`/p/${p}/runs/${runId}?step=`, `Run ${runId}`],
         ['/settings/keys', 'API keys'],
         ['/device', 'Connect a device'],

@@ -83,7 +83,14 @@ export default function Overview({ params }: { params: Record<string, string> })
     {
       id: 'contained',
       header: 'Containments',
-      cell: ({ row }) => (row.original.containments.length ? row.original.containments.map((c) => <Status key={c.quarantine_id} value={`${c.action} ${c.status}`} />) : <span className="muted">none</span>),
+      cell: ({ row }) =>
+        row.original.containments.length ? (
+          row.original.containments.map((c) => (
+            <Link key={c.quarantine_id} href={`/p/${project}/containments/${c.quarantine_id}`}><Status value={`${c.action} ${c.status}`} /></Link>
+          ))
+        ) : (
+          <Link href={`/p/${project}/containments?asset_id=${encodeURIComponent(row.original.asset_id)}`}>contain…</Link>
+        ),
     },
   ];
 
@@ -139,7 +146,7 @@ export default function Overview({ params }: { params: Record<string, string> })
               <p className="big num" data-testid="containments-pending">{count(pending.data.quarantines.length)}{pending.data.next_cursor ? '+' : ''}</p>
               <ul className="plain">
                 {pending.data.quarantines.slice(0, 5).map((q) => (
-                  <li key={q.id}>{q.action.replace(/_/g, ' ')}: {q.reason} <Time iso={q.requested_at} /></li>
+                  <li key={q.id}><Link href={`/p/${project}/containments/${q.id}`}>{q.action.replace(/_/g, ' ')}</Link>: {q.reason} <Time iso={q.requested_at} /></li>
                 ))}
               </ul>
             </>
