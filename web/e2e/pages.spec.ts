@@ -38,6 +38,7 @@ for (const theme of ['light', 'dark'] as const) {
         [`/p/${p}/runs`, 'Agent runs'],
         [`/p/${p}/metrics`, 'Metrics'],
         [`/p/${p}/logs`, 'Logs'],
+        [`/p/${p}/signals`, 'Review signals'],
         [`/p/${p}/containments`, 'Containments'],
         [`/p/${p}/containments/${containment}`, 'Containment pending'],
         [`/p/${p}/runs/${runId}?step=`, `Run ${runId}`],

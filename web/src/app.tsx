@@ -24,6 +24,7 @@ export const ROUTES: Route[] = [
   { path: '/p/:project/logs', page: page(() => import('./pages/logs')) },
   { path: '/p/:project/runs', page: page(() => import('./pages/runs')) },
   { path: '/p/:project/runs/:run', page: page(() => import('./pages/run')) },
+  { path: '/p/:project/signals', page: page(() => import('./pages/signals')) },
   { path: '/p/:project/containments', page: page(() => import('./pages/containments')) },
   { path: '/p/:project/containments/:id', page: page(() => import('./pages/containment')) },
   { path: '/settings/keys', page: page(() => import('./pages/keys')) },
@@ -57,6 +58,7 @@ const PROJECT_NAV: [string, string][] = [
   ['/metrics', 'Metrics'],
   ['/logs', 'Logs'],
   ['/runs', 'Agent runs'],
+  ['/signals', 'Signals'],
   ['/containments', 'Containments'],
 ];
 

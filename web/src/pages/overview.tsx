@@ -127,7 +127,7 @@ export default function Overview({ params }: { params: Record<string, string> })
           ) : usage.error ? <ErrorNote error={usage.error} /> : <Loading />}
         </section>
         <section className="card panel" aria-labelledby="signals-h">
-          <h2 id="signals-h">Open review signals</h2>
+          <h2 id="signals-h"><Link href={`/p/${project}/signals`}>Open review signals</Link></h2>
           {fleet.data ? (
             <>
               <p className="big num" data-testid="signals-open">{count(signalTotal)}</p>
