@@ -38,6 +38,8 @@ for (const theme of ['light', 'dark'] as const) {
         [`/p/${p}/runs`, 'Agent runs'],
         [`/p/${p}/metrics`, 'Metrics'],
         [`/p/${p}/logs`, 'Logs'],
+        [`/p/${p}/traces`, 'Traces'],
+        [`/p/${p}/traces/${runId}?span=`, `Trace ${runId}`],
         [`/p/${p}/signals`, 'Review signals'],
         [`/p/${p}/containments`, 'Containments'],
         [`/p/${p}/containments/${containment}`, 'Containment pending'],

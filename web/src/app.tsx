@@ -21,6 +21,8 @@ export const ROUTES: Route[] = [
   { path: '/', page: page(() => import('./pages/home')) },
   { path: '/p/:project', page: page(() => import('./pages/overview')) },
   { path: '/p/:project/metrics', page: page(() => import('./pages/metrics')) },
+  { path: '/p/:project/traces', page: page(() => import('./pages/traces')) },
+  { path: '/p/:project/traces/:trace', page: page(() => import('./pages/trace')) },
   { path: '/p/:project/logs', page: page(() => import('./pages/logs')) },
   { path: '/p/:project/runs', page: page(() => import('./pages/runs')) },
   { path: '/p/:project/runs/:run', page: page(() => import('./pages/run')) },
@@ -56,6 +58,7 @@ export function App() {
 const PROJECT_NAV: [string, string][] = [
   ['', 'Overview'],
   ['/metrics', 'Metrics'],
+  ['/traces', 'Traces'],
   ['/logs', 'Logs'],
   ['/runs', 'Agent runs'],
   ['/signals', 'Signals'],

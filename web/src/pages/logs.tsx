@@ -74,7 +74,7 @@ export default function Logs({ params }: { params: Record<string, string> }) {
     {
       id: 'trace',
       header: 'Trace',
-      cell: ({ row }) => (row.original.trace_id ? <Link className="mono" href={`/p/${project}/runs/${row.original.trace_id}`} title="open as an agent run">{row.original.trace_id.slice(0, 8)}…</Link> : <span className="muted">—</span>),
+      cell: ({ row }) => (row.original.trace_id ? <Link className="mono" href={`/p/${project}/traces/${row.original.trace_id}`} title="open the trace">{row.original.trace_id.slice(0, 8)}…</Link> : <span className="muted">—</span>),
     },
   ];
 
