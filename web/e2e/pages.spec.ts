@@ -10,12 +10,15 @@ import { BASE, expect, guard, invite, owner, person, project, signIn, test, uniq
 let p: string;
 let runId: string;
 let containment: string;
+let assetId: string;
 
 test.beforeAll(async () => {
   p = await project();
   const key = await owner<{ key: string }>('POST', '/account/api-keys', { name: unique('ingest'), scopes: ['ingest:write'], project_id: p }, 201);
   runId = (await sendAgentRun({ base: BASE, format: 'json', key: key.key, agentId: unique('agent') })).root.spanContext().traceId;
   await expect.poll(async () => (await owner<{ runs: unknown[] }>('GET', `/agent-runs?project_id=${p}`)).runs.length, { timeout: 15_000 }).toBe(1);
+  await expect.poll(async () => (await owner<{ assets: unknown[] }>('GET', `/assets?project_id=${p}`)).assets.length, { timeout: 15_000 }).toBe(1);
+  assetId = (await owner<{ assets: { id: string }[] }>('GET', `/assets?project_id=${p}`)).assets[0].id;
   containment = (await owner<{ id: string }>('POST', `/quarantines?project_id=${p}`, { observation_key: unique('bot'), reason: 'a look at every page' }, 201)).id;
 });
 
@@ -33,13 +36,15 @@ for (const theme of ['light', 'dark'] as const) {
 
     test('signed-in pages', async ({ page, context }) => {
       await signIn(context, await person('admin'));
-      const pages: [string, string][] = [
+      const pages: [string, string | RegExp][] = [
         [`/p/${p}`, 'Overview'],
         [`/p/${p}/runs`, 'Agent runs'],
         [`/p/${p}/metrics`, 'Metrics'],
         [`/p/${p}/logs`, 'Logs'],
         [`/p/${p}/traces`, 'Traces'],
         [`/p/${p}/traces/${runId}?span=`, `Trace ${runId}`],
+        [`/p/${p}/agents`, 'Agents'],
+        [`/p/${p}/agents/${assetId}`, /^agent-/],
         [`/p/${p}/signals`, 'Review signals'],
         [`/p/${p}/containments`, 'Containments'],
         [`/p/${p}/containments/${containment}`, 'Containment pending'],

@@ -26,6 +26,8 @@ export const ROUTES: Route[] = [
   { path: '/p/:project/logs', page: page(() => import('./pages/logs')) },
   { path: '/p/:project/runs', page: page(() => import('./pages/runs')) },
   { path: '/p/:project/runs/:run', page: page(() => import('./pages/run')) },
+  { path: '/p/:project/agents', page: page(() => import('./pages/agents')) },
+  { path: '/p/:project/agents/:asset', page: page(() => import('./pages/agent')) },
   { path: '/p/:project/signals', page: page(() => import('./pages/signals')) },
   { path: '/p/:project/containments', page: page(() => import('./pages/containments')) },
   { path: '/p/:project/containments/:id', page: page(() => import('./pages/containment')) },
@@ -61,6 +63,7 @@ const PROJECT_NAV: [string, string][] = [
   ['/traces', 'Traces'],
   ['/logs', 'Logs'],
   ['/runs', 'Agent runs'],
+  ['/agents', 'Agents'],
   ['/signals', 'Signals'],
   ['/containments', 'Containments'],
 ];

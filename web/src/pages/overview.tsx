@@ -67,7 +67,7 @@ export default function Overview({ params }: { params: Record<string, string> })
       header: 'Agent',
       cell: ({ row }) => (
         <>
-          {row.original.name} {row.original.shadow ? <span className="badge status-shadow" title="seen in telemetry, not registered in the inventory">shadow</span> : null}
+          <Link href={`/p/${project}/agents/${row.original.asset_id}`}>{row.original.name}</Link> {row.original.shadow ? <span className="badge status-shadow" title="seen in telemetry, not registered in the inventory">shadow</span> : null}
         </>
       ),
     },
