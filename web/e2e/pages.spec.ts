@@ -43,6 +43,7 @@ for (const theme of ['light', 'dark'] as const) {
         [`/p/${p}/logs`, 'Logs'],
         [`/p/${p}/traces`, 'Traces'],
         [`/p/${p}/traces/${runId}?span=`, `Trace ${runId}`],
+        [`/p/${p}/sessions/conv-42`, 'Session conv-42'],
         [`/p/${p}/agents`, 'Agents'],
         [`/p/${p}/agents/${assetId}`, /^agent-/],
         [`/p/${p}/signals`, 'Review signals'],

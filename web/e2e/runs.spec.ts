@@ -64,3 +64,18 @@ test('an unknown run answers the API\'s 404 message on the page', async ({ page,
   await page.goto(`/p/${p}/runs/${'0'.repeat(31)}1`);
   await expect(page.getByRole('alert')).toContainText('This run could not be read');
 });
+
+test('the run\'s session: its totals and its turns with their runs', async ({ page, context }) => {
+  await signIn(context, await person('admin'));
+  const clean = guard(page);
+  await page.goto(`/p/${p}/runs/${runId}`);
+  await page.getByRole('link', { name: 'conv-42' }).click();
+  await expect(page).toHaveURL(`${BASE}/p/${p}/sessions/conv-42`);
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('conv-42');
+  await expect(page.getByTestId('session-cost')).toHaveText('$0.00650');
+  const turn = page.getByRole('region', { name: 'Turn turn-1' });
+  await expect(turn).toContainText('support');
+  await turn.getByRole('link', { name: `${runId.slice(0, 12)}…` }).click();
+  await expect(page).toHaveURL(`${BASE}/p/${p}/runs/${runId}`);
+  clean.expectNone();
+});

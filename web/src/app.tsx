@@ -26,6 +26,7 @@ export const ROUTES: Route[] = [
   { path: '/p/:project/logs', page: page(() => import('./pages/logs')) },
   { path: '/p/:project/runs', page: page(() => import('./pages/runs')) },
   { path: '/p/:project/runs/:run', page: page(() => import('./pages/run')) },
+  { path: '/p/:project/sessions/:session', page: page(() => import('./pages/session')) },
   { path: '/p/:project/agents', page: page(() => import('./pages/agents')) },
   { path: '/p/:project/agents/:asset', page: page(() => import('./pages/agent')) },
   { path: '/p/:project/signals', page: page(() => import('./pages/signals')) },

@@ -32,6 +32,8 @@ export const COST_UNAVAILABLE: Record<string, string> = {
   no_model_calls: 'no model calls',
   missing_usage: 'usage not reported',
   unpriced_model: 'a model has no price',
+  run_cost_unavailable: 'a run has no measurable cost',
+  zero_cost: 'the costs sum to zero, which is not shown as a measured cost',
 };
 
 /** `CANONICAL_OPERATION_EXECUTE_TOOL` -> `execute tool`. */

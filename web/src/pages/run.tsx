@@ -62,7 +62,7 @@ export default function Run({ params }: { params: Record<string, string> }) {
         <div><dt>Tool calls</dt><dd className="num">{count(run.tool_calls)}</dd></div>
         <div><dt>Cost</dt><dd data-testid="run-cost"><Cost nanos={run.cost_nanos} reason={run.cost_unavailable_reason} /></dd></div>
         <div><dt>Service</dt><dd>{run.service_name ?? <span className="muted">—</span>}{run.environment ? ` (${run.environment})` : ''}</dd></div>
-        <div><dt>Session</dt><dd>{run.session_key ? <Link href={`/p/${project}/runs?session_key=${encodeURIComponent(run.session_key)}`}>{run.session_key}</Link> : <span className="muted">none</span>}</dd></div>
+        <div><dt>Session</dt><dd>{run.session_key ? <Link href={`/p/${project}/sessions/${encodeURIComponent(run.session_key)}`}>{run.session_key}</Link> : <span className="muted">none</span>}</dd></div>
       </dl>
 
       <h2>Steps</h2>

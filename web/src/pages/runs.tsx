@@ -66,7 +66,7 @@ export default function Runs({ params }: { params: Record<string, string> }) {
       id: 'session',
       header: 'Session',
       cell: ({ row }) =>
-        row.original.session_key ? <Link href={`/p/${project}/runs?session_key=${encodeURIComponent(row.original.session_key)}`}>{row.original.session_key}</Link> : <span className="muted">none</span>,
+        row.original.session_key ? <Link href={`/p/${project}/sessions/${encodeURIComponent(row.original.session_key)}`}>{row.original.session_key}</Link> : <span className="muted">none</span>,
     },
   ];
 
