@@ -239,6 +239,7 @@ export function buildContext(opts: {
   const authorityEdges = new AuthorityEdgeService(opts.control, signals, clock, ids);
   const receipts = new ReceiptService(opts.control, authorityEdges, clock, ids);
   const quarantines = new QuarantineService(opts.control, targetResolver({ control: opts.control, agentRuns }, assetKeys.keysOf), clock, ids, assets, signals, assetKeys, receipts);
+  apiKeys.onRevoked((k) => quarantines.keyRevoked(k, () => opts.control.assets.liveProjects()));
   const jobs = new JobService(opts.control, jobClock(clock), ids, opts.config.jobs);
   registerGovernanceJobs(jobs, opts.control, assets, signals, quarantines);
   const contentErasure = new ContentErasureService(opts.control, projects, telemetry.contentEraser, contentPolicy, receipts, clock, ids);

@@ -211,6 +211,17 @@ export class ApiKeyService {
     return keyView(next, now);
   }
 
+  private revokedListeners: ((k: { id: string; orgId: string; projectId: string | null }) => Promise<unknown>)[] = [];
+
+  /**
+   * Runs `fn` after each revocation through the API has committed (the killed-credential signals of the key
+   * clear at once, context.ts). A listener's failure never undoes or fails the revocation: the minute sweep
+   * (`signals.killed_credentials`) clears what it missed.
+   */
+  onRevoked(fn: (k: { id: string; orgId: string; projectId: string | null }) => Promise<unknown>): void {
+    this.revokedListeners.push(fn);
+  }
+
   async revoke(caller: Principal, id: string) {
     const k = await this.visible(caller, id);
     const now = this.clock.now();
@@ -222,6 +233,7 @@ export class ApiKeyService {
       await tx.changes.publish({ topic: 'api_key.changed', keyId: k.id });
       await this.audit.record(tx, caller, caller.orgId, revokedEntry(k, 'api'));
     });
+    for (const fn of this.revokedListeners) await fn(k).catch(() => undefined);
     return keyView(next, now);
   }
 

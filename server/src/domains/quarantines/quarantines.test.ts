@@ -340,16 +340,19 @@ describe('KILLED_ASSET_CREDENTIAL', () => {
     expect((await signals(w, 'REVIEW_SIGNAL_STATUS_RESOLVED')).map((x) => x.id)).toEqual([s.id]);
   });
 
-  it('"clears on key revocation": the next check finds the key revoked', async () => {
+  it('"clears on key revocation": at once, when the revocation answers (no sweep ran), resolved as key_revoked; the sweep then finds nothing left', async () => {
     const w = await world();
     expect((await w.send(w.agent.key, 'weather')).statusCode).toBe(200);
     const q = (await w.request(w.a.key, { observation_key: 'svc/weather', reason: 'x', action: 'kill' })).json();
     await w.call(w.b.key, 'POST', `/quarantines/${q.id}/approve`);
     expect((await w.send(w.agent2.key, 'weather')).statusCode).toBe(200);
-    expect(await signals(w)).toHaveLength(1);
+    const [open] = await signals(w);
+    expect(open).toBeDefined();
     expect((await t.call({ method: 'POST', url: `/api/v1/account/api-keys/${w.agent2.id}/revoke` })).statusCode).toBe(200);
-    expect(await t.ctx.quarantines.clearKilledCredentials(t.orgId, w.projectId)).toBe(1);
     expect(await signals(w)).toEqual([]);
+    const [resolved] = await signals(w, 'REVIEW_SIGNAL_STATUS_RESOLVED');
+    expect(resolved).toMatchObject({ id: open.id, resolution_code: 'key_revoked' });
+    expect(await t.ctx.quarantines.clearKilledCredentials(t.orgId, w.projectId)).toBe(0);
   });
 });
 

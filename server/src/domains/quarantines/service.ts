@@ -147,6 +147,17 @@ export class QuarantineService {
     });
   }
 
+  /**
+   * A key was revoked: its killed-credential signals clear now (the revocation is the event), in its project,
+   * or in every live project of the organization for an organization-wide key.
+   */
+  async keyRevoked(k: { orgId: string; projectId: string | null }, liveProjects: () => Promise<{ id: string; orgId: string }[]>): Promise<number> {
+    if (k.projectId !== null) return this.clearKilledCredentials(k.orgId, k.projectId);
+    let cleared = 0;
+    for (const p of await liveProjects()) if (p.orgId === k.orgId) cleared += await this.clearKilledCredentials(p.orgId, p.id);
+    return cleared;
+  }
+
   async request(p: Principal, project: ProjectRecord, input: RequestInput): Promise<{ record: QuarantineRecord; created: boolean }> {
     const named = (['asset_id', 'observation_key', 'api_key_id'] as const).filter((k) => input[k] !== undefined);
     if (named.length !== 1) throw invalidRequest('give exactly one target: asset_id, observation_key or api_key_id', { accepted: ['asset_id', 'observation_key', 'api_key_id'] });
