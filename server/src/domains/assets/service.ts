@@ -36,6 +36,8 @@ export type { SeenIn };
 export type AssetRead = AssetRecord & SeenIn;
 
 const SYSTEM = 'system';
+/** How often ingest refreshes the shadow signal of a key it already knows (docs/governance.md: "exact to a minute"). */
+export const SIGHTING_REFRESH_MS = 30_000;
 const usToIso = (us: number) => new Date(Math.floor(us / 1000)).toISOString();
 
 export interface DeclareInput {
@@ -79,8 +81,12 @@ export interface Attribution {
 }
 
 export class AssetService {
-  /** project:key pairs known to map to an asset (so ingest asks the control store only about new keys). */
-  private readonly known = new Set<string>();
+  /**
+   * project:key pairs known to map to an asset, with when this process last refreshed the key's shadow
+   * signal (ms): ingest asks the control store about new keys, and about a known key at most once per
+   * SIGHTING_REFRESH_MS, so an open SHADOW_ASSET signal's last_seen_at stays exact to a minute.
+   */
+  private readonly known = new Map<string, number>();
   private pending: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -185,7 +191,7 @@ export class AssetService {
       await this.appendVersion(tx, asset, 'declared', who, at);
       return { asset, adopted: false };
     });
-    for (const k of keys) this.known.add(`${project.id}\n${k}`);
+    for (const k of keys) this.known.set(`${project.id}\n${k}`, this.clock.now().getTime());
     return result;
   }
 
@@ -341,7 +347,7 @@ export class AssetService {
         const a = await this.createShadow(project, key, seenAt);
         if (a) created.push(a);
       }
-      this.known.add(`${project.id}\n${key}`);
+      this.known.set(`${project.id}\n${key}`, this.clock.now().getTime());
     }
     return created;
   }
@@ -374,12 +380,30 @@ export class AssetService {
    * costs one set lookup.
    */
   noteSightings(projectId: string, keys: Iterable<string>, onError: (e: unknown) => void = () => {}): void {
-    const fresh = [...new Set(keys)].filter((k) => !this.known.has(`${projectId}\n${k}`));
-    if (fresh.length === 0) return;
+    const now = this.clock.now().getTime();
+    const fresh: string[] = [];
+    const again: string[] = [];
+    for (const k of new Set(keys)) {
+      const at = this.known.get(`${projectId}\n${k}`);
+      if (at === undefined) fresh.push(k);
+      else if (now - at >= SIGHTING_REFRESH_MS) {
+        again.push(k);
+        this.known.set(`${projectId}\n${k}`, now);
+      }
+    }
+    if (fresh.length === 0 && again.length === 0) return;
     this.pending = this.pending
       .then(async () => {
-        const p = (await this.control.assets.liveProjects()).find((x) => x.id === projectId);
-        if (p) await this.discoverKeys(p, fresh.sort(codePoint));
+        if (fresh.length) {
+          const p = (await this.control.assets.liveProjects()).find((x) => x.id === projectId);
+          if (p) await this.discoverKeys(p, fresh.sort(codePoint));
+        }
+        // Sighted again: an active shadow signal moves its last_seen_at to this sighting (no second notification).
+        const seenAt = new Date(now).toISOString();
+        for (const k of again) {
+          const s = await this.control.reviewSignals.findByDedup(projectId, shadowKey(k));
+          if (s && ACTIVE_STATUSES.includes(s.status) && s.lastSeenAt < seenAt) await this.control.reviewSignals.touch(s.id, seenAt);
+        }
       })
       .catch(onError);
   }

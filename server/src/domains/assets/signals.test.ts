@@ -142,6 +142,32 @@ describe('discovery and SHADOW_ASSET', () => {
     expect(await p.outbox()).toHaveLength(1);
   });
 
+  it('"exact to a minute": ingest sighting a known shadow key again moves its signal\'s last_seen_at forward (at most once per 30 s per process), with no discovery run and no second notification', async () => {
+    const p = await project();
+    await p.sight('chatty', '2026-03-09T00:00:00Z');
+    await t.ctx.assets.discoverAssets(p.projectId);
+    const [first] = await p.signals();
+    const start = clock.now().getTime();
+    try {
+      // What ingest calls after committing spans of the key (domains/agent-runs ingest).
+      t.ctx.assets.noteSightings(p.projectId, ['chatty']);
+      await t.ctx.assets.settled();
+      expect((await p.signals())[0].last_seen_at).toBe(first.last_seen_at); // refreshed just now by discovery
+      clock.set(new Date(start + 31_000).toISOString());
+      t.ctx.assets.noteSightings(p.projectId, ['chatty']);
+      await t.ctx.assets.settled();
+      const [moved] = await p.signals();
+      expect(moved).toMatchObject({ id: first.id, opened_at: first.opened_at, last_seen_at: new Date(start + 31_000).toISOString() });
+      clock.set(new Date(start + 40_000).toISOString());
+      t.ctx.assets.noteSightings(p.projectId, ['chatty']);
+      await t.ctx.assets.settled();
+      expect((await p.signals())[0].last_seen_at).toBe(moved.last_seen_at);
+      expect(await p.outbox()).toHaveLength(1);
+    } finally {
+      clock.set(new Date(start).toISOString());
+    }
+  });
+
   it('"shadow_asset clears when a review records approval or rejection"; "A resolved signal is never reopened by a later sighting"', async () => {
     const p = await project();
     await p.sight('bot');
