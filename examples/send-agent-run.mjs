@@ -8,7 +8,8 @@
  *   OTEL_EXPORTER_OTLP_HEADERS    X-Svc-API-Key=<a key holding ingest:write, bound to one project>
  *
  * The run follows the OpenTelemetry GenAI conventions: an `invoke_agent` root with a `chat` step
- * (model and token usage) and an `execute_tool` step. It prints the run id (the trace id).
+ * (model, token usage, the prompt and the reply) and an `execute_tool` step (its arguments and result).
+ * It prints the run id (the trace id).
  */
 import { context, SpanKind, trace } from '@opentelemetry/api';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
@@ -53,6 +54,9 @@ const chat = t.startSpan(
       'gen_ai.usage.input_tokens': 420,
       'gen_ai.usage.output_tokens': 64,
       'gen_ai.response.status': 'completed',
+      // Recorded content: kept and shown only as the project's content policy allows (README quickstart).
+      'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'What is the weather in Lisbon?' }] }]),
+      'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'Sunny, 21 °C.' }], finish_reason: 'stop' }]),
     },
   },
   parent,
@@ -61,7 +65,14 @@ chat.end();
 const tool = t.startSpan(
   'execute_tool get_weather',
   {
-    attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather', 'gen_ai.tool.call.id': 'call-1', 'gen_ai.response.status': 'completed' },
+    attributes: {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'get_weather',
+      'gen_ai.tool.call.id': 'call-1',
+      'gen_ai.response.status': 'completed',
+      'gen_ai.tool.call.arguments': JSON.stringify({ city: 'Lisbon' }),
+      'gen_ai.tool.call.result': JSON.stringify({ sky: 'sunny', celsius: 21 }),
+    },
   },
   parent,
 );
