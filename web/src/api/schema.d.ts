@@ -3457,7 +3457,7 @@ export interface components {
              */
             release_declaration: "RELEASE_DECLARED" | "RELEASE_NOT_DECLARED";
             result_id: string;
-            /** @description the release observed on the subject (its service.version) */
+            /** @description the release observed on the subject (its root span's gen_ai.agent.version, else its service.version) */
             subject_release?: string;
         };
         /** @description An evaluator and its latest version */

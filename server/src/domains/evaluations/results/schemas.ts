@@ -71,7 +71,7 @@ export const Result = Type.Object(
       legacy_source: Type.String({ description: 'non-empty only for results recorded before evaluators existed' }),
       execution: Execution,
     }),
-    subject_release: Type.Optional(Type.String({ description: 'the release observed on the subject (its service.version)' })),
+    subject_release: Type.Optional(Type.String({ description: 'the release observed on the subject (its root span\'s gen_ai.agent.version, else its service.version)' })),
     release_declaration: stringEnum(RELEASE_DECLARATIONS, { description: 'RELEASE_NOT_DECLARED is the explicit answer that the subject declared none' }),
     occurred_at: Timestamp('when the subject happened (a run\'s or session\'s start; a step\'s start)'),
     evaluated_at: Timestamp('when the score was produced'),

@@ -51,7 +51,7 @@ interface StepSpec {
 }
 
 /** An invoke_agent root and its steps one millisecond apart (so "oldest first" has a strict order). */
-function agentRun(tracer: Tracer, root: Record<string, string | number>, steps: StepSpec[], t0 = Date.now()) {
+function agentRun(tracer: Tracer, root: Record<string, string | number | boolean>, steps: StepSpec[], t0 = Date.now()) {
   const r = tracer.startSpan('invoke_agent', { startTime: t0, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.id': 'eval-agent', ...root } });
   const children = steps.map((s, i) => {
     const c = tracer.startSpan(s.op, { startTime: t0 + 1 + i, attributes: { 'gen_ai.operation.name': s.op, ...s.attributes } }, trace.setSpan(ROOT_CONTEXT, r));
@@ -162,7 +162,7 @@ describe('run facts from a run the SDK sent', () => {
     expect(score(measure('run.cost_nanos'), priced)).toMatchObject({ outcome: 'scored', numericValue: 1_900_000 });
   });
 
-  it("the release is the root's service.version resource attribute; a run that is only its root is unmeasured for steps", async () => {
+  it("the release is the root's service.version resource attribute (when it sets no gen_ai.agent.version); a run that is only its root is unmeasured for steps", async () => {
     const p = await projectWithKey(t, ['ingest:write', 'agents:read'], 'release');
     const { root } = await send(p.key, { 'service.version': '2.3.1' }, (tr) => agentRun(tr, { 'svc.agent.run.status': 'failed' }, []));
     const f = await facts.run(p.projectId, traceId(root));
@@ -179,6 +179,22 @@ describe('run facts from a run the SDK sent', () => {
     for (const [version, release] of [[7, '7'], ['', null], [true, null]] as const) {
       const { root } = await send(p.key, { 'service.version': version }, (tr) => agentRun(tr, {}, []));
       expect((await facts.run(p.projectId, traceId(root))).release, String(version)).toBe(release);
+    }
+  });
+
+  it('one release vocabulary: the root\'s gen_ai.agent.version wins, else its service.version; an empty or boolean agent version falls back', async () => {
+    const p = await projectWithKey(t, ['ingest:write', 'agents:read'], 'release-vocabulary');
+    const cases: [Record<string, string | number | boolean>, Record<string, string | number | boolean>, string | null][] = [
+      [{}, { 'gen_ai.agent.version': '4.0.0' }, '4.0.0'],
+      [{ 'service.version': '1.2.3' }, { 'gen_ai.agent.version': '4.0.1' }, '4.0.1'],
+      [{ 'service.version': '1.2.3' }, { 'gen_ai.agent.version': '' }, '1.2.3'],
+      [{ 'service.version': '1.2.3' }, { 'gen_ai.agent.version': true }, '1.2.3'],
+      [{}, { 'gen_ai.agent.version': 12 }, '12'],
+      [{}, {}, null],
+    ];
+    for (const [resource, rootAttributes, release] of cases) {
+      const { root } = await send(p.key, resource, (tr) => agentRun(tr, rootAttributes, []));
+      expect((await facts.run(p.projectId, traceId(root))).release, JSON.stringify([resource, rootAttributes])).toBe(release);
     }
   });
 

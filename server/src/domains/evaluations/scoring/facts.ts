@@ -7,7 +7,8 @@
  * - A run's step sequence is every step but the root, oldest first (start time, then span id).
  * - A step subject is any step the run graph lists (the root too); a span id is 16 hexadecimal
  *   characters (upper case read as lower case), anything else is 400.
- * - The release of a run is its root span's `service.version` resource attribute; of a session, the
+ * - The release of a run is its root span's `gen_ai.agent.version` attribute, else the root's `service.version`
+ *   resource attribute; of a session, the
  *   release of its newest run (the release that served its latest activity).
  * - A run is read through the run graph, so a run of more than 10,000 steps is refused as the graph
  *   refuses it (429 `result_too_large`), never scored on part of its steps.
@@ -20,7 +21,7 @@ import type { SubjectFactsReader } from '../ports.js';
 
 /** The release a run's root span declares (telemetry adapter: storage/telemetry/duckdb/release-query.ts). */
 export interface RunReleaseReader {
-  /** The root span's `service.version` resource attribute; null when it is absent or empty. */
+  /** The root span's `gen_ai.agent.version`, else its `service.version` resource attribute; null when neither is set. */
   rootRelease(projectId: string, runId: string, rootSpanId: string): Promise<string | null>;
 }
 
