@@ -51,6 +51,8 @@ for (const theme of ['light', 'dark'] as const) {
         [`/p/${p}/containments/${containment}`, 'Containment pending'],
         [`/p/${p}/runs/${runId}?step=`, `Run ${runId}`],
         ['/settings/keys', 'API keys'],
+        ['/settings/members', 'Members'],
+        ['/settings/projects', 'Projects'],
         ['/device', 'Connect a device'],
         [`/p/${p}/no-such-page`, 'Page not found'],
       ];

@@ -33,6 +33,8 @@ export const ROUTES: Route[] = [
   { path: '/p/:project/containments', page: page(() => import('./pages/containments')) },
   { path: '/p/:project/containments/:id', page: page(() => import('./pages/containment')) },
   { path: '/settings/keys', page: page(() => import('./pages/keys')) },
+  { path: '/settings/members', page: page(() => import('./pages/members')) },
+  { path: '/settings/projects', page: page(() => import('./pages/projects')) },
 ];
 
 const NotFound = page(() => import('./pages/not-found'));
@@ -69,6 +71,12 @@ const PROJECT_NAV: [string, string][] = [
   ['/containments', 'Containments'],
 ];
 
+const SETTINGS_NAV: [string, string][] = [
+  ['/settings/keys', 'API keys'],
+  ['/settings/members', 'Members'],
+  ['/settings/projects', 'Projects'],
+];
+
 function Shell({ project, children }: { project?: string; children: React.ReactNode }) {
   const { me, projects } = useSession();
   const { path } = useLocation();
@@ -103,7 +111,9 @@ function Shell({ project, children }: { project?: string; children: React.ReactN
                 );
               })
             : null}
-          <Link href="/settings/keys" aria-current={path.startsWith('/settings/keys') ? 'page' : undefined}>API keys</Link>
+          {SETTINGS_NAV.map(([href, label]) => (
+            <Link key={href} href={href} aria-current={path.startsWith(href) ? 'page' : undefined}>{label}</Link>
+          ))}
         </nav>
         <div className="who">
           <span title={me.email}>{me.name}</span>
