@@ -1,13 +1,13 @@
 /** The agent inventory: a discovered (shadow) agent, reviewed, classified and owned in the page; each write in its history. */
 import { sendAgentRun } from '../../server/src/testing/otel-agent-run.js';
-import { BASE, expect, guard, owner, person, project, signIn, test, unique } from './fixtures.js';
+import { BASE, expect, guard, owner, person, project, signIn, test, unique, ingestKey } from './fixtures.js';
 
 let p: string;
 let agent: string;
 
 test.beforeAll(async () => {
   p = await project();
-  const key = await owner<{ key: string }>('POST', '/account/api-keys', { name: unique('ingest'), scopes: ['ingest:write'], project_id: p }, 201);
+  const key = await ingestKey(p);
   agent = unique('planner');
   await sendAgentRun({ base: BASE, format: 'json', key: key.key, agentId: agent });
   await expect.poll(async () => (await owner<{ assets: unknown[] }>('GET', `/assets?project_id=${p}`)).assets.length, { timeout: 15_000 }).toBe(1);

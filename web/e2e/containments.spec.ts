@@ -4,11 +4,11 @@
  * OpenTelemetry SDK) is refused from then on, and the page shows the key reached and its enforcement.
  */
 import { sendAgentRun } from '../../server/src/testing/otel-agent-run.js';
-import { BASE, expect, guard, owner, person, project, signIn, test, unique } from './fixtures.js';
+import { BASE, expect, guard, owner, person, project, signIn, test, unique, ingestKey } from './fixtures.js';
 
 test('a member requests, an admin approves in another browser, the agent\'s key is refused', async ({ browser }) => {
   const p = await project();
-  const agentKey = await owner<{ id: string; key: string }>('POST', '/account/api-keys', { name: unique('agent'), scopes: ['ingest:write'], project_id: p }, 201);
+  const agentKey = await ingestKey(p);
   const agent = unique('refund-bot');
   await sendAgentRun({ base: BASE, format: 'protobuf', key: agentKey.key, agentId: agent });
 

@@ -44,6 +44,11 @@ export async function project(name = unique('ui')) {
   return p.id;
 }
 
+/** A key of project `p` holding only `ingest:write`, as a service's OpenTelemetry exporter would have. */
+export async function ingestKey(p: string): Promise<{ id: string; key: string }> {
+  return owner('POST', '/account/api-keys', { name: unique('ingest'), scopes: ['ingest:write'], project_id: p }, 201);
+}
+
 /** Signs `context` in as `who` (the session cookie set by POST /auth/login, shared with its pages). */
 export async function signIn(context: BrowserContext, who: { email: string }) {
   const res = await context.request.post(`${BASE}/api/v1/auth/login`, { data: { email: who.email, password: PASSWORD } });

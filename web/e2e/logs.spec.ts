@@ -4,7 +4,7 @@
  */
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import { sendLogs } from '../../server/src/testing/otel-agent-run.js';
-import { BASE, expect, guard, owner, person, project, signIn, test, unique } from './fixtures.js';
+import { BASE, expect, guard, owner, person, project, signIn, test, unique, ingestKey } from './fixtures.js';
 
 let p: string;
 let key: string;
@@ -15,7 +15,7 @@ const send = (body: string, severityNumber: SeverityNumber, service = 'payments'
 
 test.beforeAll(async () => {
   p = await project();
-  key = (await owner<{ key: string }>('POST', '/account/api-keys', { name: unique('ingest'), scopes: ['ingest:write'], project_id: p }, 201)).key;
+  key = (await ingestKey(p)).key;
   await send('card declined for order o-77', SeverityNumber.ERROR);
   await send('order o-77 created', SeverityNumber.INFO, 'shop');
   await expect.poll(async () => (await owner<{ logs: unknown[] }>('GET', `/logs?project_id=${p}`)).logs.length, { timeout: 15_000 }).toBe(2);

@@ -5,13 +5,13 @@
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { BASE, expect, guard, owner, person, project, signIn, test, unique } from './fixtures.js';
+import { BASE, expect, guard, owner, person, project, signIn, test, unique, ingestKey } from './fixtures.js';
 
 let p: string;
 
 test.beforeAll(async () => {
   p = await project();
-  const key = await owner<{ key: string }>('POST', '/account/api-keys', { name: unique('ingest'), scopes: ['ingest:write'], project_id: p }, 201);
+  const key = await ingestKey(p);
   const reader = new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter({ url: `${BASE}/v1/metrics`, headers: { 'x-svc-api-key': key.key } }), exportIntervalMillis: 3_600_000 });
   const provider = new MeterProvider({ resource: resourceFromAttributes({ 'service.name': 'checkout' }), readers: [reader] });
   const meter = provider.getMeter('ui-e2e');

@@ -5,7 +5,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { sendAgentRun } from '../../server/src/testing/otel-agent-run.js';
-import { BASE, expect, guard, invite, owner, person, project, signIn, test, unique } from './fixtures.js';
+import { BASE, expect, guard, invite, owner, person, project, signIn, test, unique, ingestKey } from './fixtures.js';
 
 let p: string;
 let runId: string;
@@ -14,7 +14,7 @@ let assetId: string;
 
 test.beforeAll(async () => {
   p = await project();
-  const key = await owner<{ key: string }>('POST', '/account/api-keys', { name: unique('ingest'), scopes: ['ingest:write'], project_id: p }, 201);
+  const key = await ingestKey(p);
   runId = (await sendAgentRun({ base: BASE, format: 'json', key: key.key, agentId: unique('agent') })).root.spanContext().traceId;
   await expect.poll(async () => (await owner<{ runs: unknown[] }>('GET', `/agent-runs?project_id=${p}`)).runs.length, { timeout: 15_000 }).toBe(1);
   await expect.poll(async () => (await owner<{ assets: unknown[] }>('GET', `/assets?project_id=${p}`)).assets.length, { timeout: 15_000 }).toBe(1);

@@ -4,7 +4,7 @@
  * "withheld" for a reader whose scopes do not allow it (a member lacks agents:content:read).
  */
 import { CHAT_USAGE, sendAgentRun } from '../../server/src/testing/otel-agent-run.js';
-import { BASE, expect, guard, owner, person, project, signIn, test, unique } from './fixtures.js';
+import { BASE, expect, guard, owner, person, project, signIn, test, unique, ingestKey } from './fixtures.js';
 
 const CLASSES = ['model_transcript', 'tool_arguments', 'replay_dom', 'person_properties', 'memory_item', 'group_properties'];
 const SINKS = ['store', 'read', 'export', 'judge_transfer'];
@@ -18,7 +18,7 @@ test.beforeAll(async () => {
   await owner('PUT', `/projects/${p}/content-policy`, { rules: CLASSES.flatMap((c) => SINKS.map((s) => ({ content_class: c, sink: s, decision: 'allow' }))) });
   // $2.50 and $10 per million tokens: 1200 in + 350 out = $0.0065.
   await owner('PUT', `/llm/pricing?project_id=${p}`, { model: CHAT_USAGE.model, input_usd_per_million_tokens: 2.5, output_usd_per_million_tokens: 10 });
-  const key = await owner<{ key: string }>('POST', '/account/api-keys', { name: unique('ingest'), scopes: ['ingest:write'], project_id: p }, 201);
+  const key = await ingestKey(p);
   const spans = await sendAgentRun({ base: BASE, format: 'protobuf', key: key.key, agentId: unique('agent'), content: { prompt: PROMPT, completion: '"It ships tomorrow."' } });
   runId = spans.root.spanContext().traceId;
   await expect.poll(async () => (await owner<{ runs: unknown[] }>('GET', `/agent-runs?project_id=${p}`)).runs.length, { timeout: 15_000 }).toBe(1);

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHAT_USAGE, sendAgentRun } from '../../server/src/testing/otel-agent-run.js';
-import { BASE, expect, owner, person, project, signIn, test, unique } from './fixtures.js';
+import { BASE, expect, owner, person, project, signIn, test, unique, ingestKey } from './fixtures.js';
 
 const OUT = process.env.SVC_SCREENSHOT_DIR ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '.playwright-results', 'screenshots');
 
@@ -18,7 +18,7 @@ test('screenshots of the overview and of a run', async ({ page, context }) => {
     ),
   });
   await owner('PUT', `/llm/pricing?project_id=${p}`, { model: CHAT_USAGE.model, input_usd_per_million_tokens: 2.5, output_usd_per_million_tokens: 10 });
-  const key = await owner<{ key: string }>('POST', '/account/api-keys', { name: unique('ingest'), scopes: ['ingest:write'], project_id: p }, 201);
+  const key = await ingestKey(p);
   let runId = '';
   for (let i = 0; i < 3; i++) {
     const spans = await sendAgentRun({

@@ -3,14 +3,14 @@
  * shadow-asset signal; an admin acknowledges it, then dismisses it with a reason; a member only reads.
  */
 import { sendAgentRun } from '../../server/src/testing/otel-agent-run.js';
-import { BASE, expect, guard, owner, person, project, signIn, test, unique } from './fixtures.js';
+import { BASE, expect, guard, owner, person, project, signIn, test, unique, ingestKey } from './fixtures.js';
 
 let p: string;
 let agent: string;
 
 test.beforeAll(async () => {
   p = await project();
-  const key = await owner<{ key: string }>('POST', '/account/api-keys', { name: unique('ingest'), scopes: ['ingest:write'], project_id: p }, 201);
+  const key = await ingestKey(p);
   agent = unique('shadowy');
   await sendAgentRun({ base: BASE, format: 'json', key: key.key, agentId: agent });
   await expect

@@ -1,6 +1,6 @@
 /** Traces sent by the OpenTelemetry trace SDK: the filtered list, the waterfall, a span's attributes and events. */
 import { sendAgentRun } from '../../server/src/testing/otel-agent-run.js';
-import { BASE, expect, guard, owner, person, project, signIn, test, unique } from './fixtures.js';
+import { BASE, expect, guard, owner, person, project, signIn, test, unique, ingestKey } from './fixtures.js';
 
 let p: string;
 let traceId: string;
@@ -12,7 +12,7 @@ test.beforeAll(async () => {
       ['store', 'read', 'export', 'judge_transfer'].map((s) => ({ content_class: c, sink: s, decision: 'allow' })),
     ),
   });
-  const key = await owner<{ key: string }>('POST', '/account/api-keys', { name: unique('ingest'), scopes: ['ingest:write'], project_id: p }, 201);
+  const key = await ingestKey(p);
   traceId = (await sendAgentRun({ base: BASE, format: 'protobuf', key: key.key, agentId: unique('agent'), serviceName: 'support-svc', content: { prompt: '"the secret plan"' } })).root.spanContext().traceId;
   await expect.poll(async () => (await owner<{ traces: unknown[] }>('GET', `/traces?project_id=${p}`)).traces.length, { timeout: 15_000 }).toBe(1);
 });

@@ -67,3 +67,14 @@ export function Field({ label, children, hint }: { label: string; children: Reac
     </label>
   );
 }
+
+/** One step or span on its run's or trace's time axis (`origin` and `total` in ms): a bar in a table cell. */
+export function TimelineBar({ origin, total, startedAt, durationMs, error }: { origin: number; total: number; startedAt: string; durationMs: number; error: boolean }) {
+  const left = ((Date.parse(startedAt) - origin) / total) * 100;
+  const width = Math.max(0.5, (durationMs / total) * 100);
+  return (
+    <td className="timeline" aria-hidden="true">
+      <span className={`bar ${error ? 'bar-error' : ''}`} style={{ left: `${Math.min(99.5, left)}%`, width: `${Math.min(100 - left, width)}%` }} />
+    </td>
+  );
+}

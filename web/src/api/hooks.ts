@@ -48,3 +48,30 @@ export function useAction<A extends unknown[], T>(fn: (...args: A) => Promise<T>
   };
   return { run, pending, error };
 }
+
+/**
+ * A list read page by page with the API's cursor: the first page when `deps` change, the next on
+ * `more.load()` (present while the API has a next page). Pages of an older `deps` never mix in.
+ */
+export function usePaged<T>(
+  fetchPage: (cursor?: string) => Promise<{ items: T[]; next: string | null | undefined }>,
+  deps: unknown[],
+): { first: Loaded<{ items: T[]; next: string | null | undefined }>; rows: T[]; more?: { load: () => void; pending: boolean }; moreError: ApiFailure | undefined } {
+  const key = JSON.stringify(deps);
+  const first = useLoad(() => fetchPage(), deps);
+  const [extra, setExtra] = useState<{ key: string; rows: T[]; cursor: string | null } | null>(null);
+  const next = useAction(async (cursor: string) => {
+    const p = await fetchPage(cursor);
+    setExtra((e) => ({ key, rows: [...(e?.key === key ? e.rows : []), ...p.items], cursor: p.next ?? null }));
+  });
+  const mine = extra?.key === key ? extra : null;
+  const rows = [...(first.data?.items ?? []), ...(mine?.rows ?? [])];
+  const cursor = mine ? mine.cursor : (first.data?.next ?? null);
+  // A reload of the first page starts the list again.
+  const reload = first.reload;
+  first.reload = () => {
+    setExtra(null);
+    reload();
+  };
+  return { first, rows, more: cursor ? { load: () => void next.run(cursor), pending: next.pending } : undefined, moreError: next.error };
+}

@@ -2,9 +2,8 @@
  * `/p/{p}/agents`: the agent inventory (GET /assets): declared and discovered agents, shadow ones marked,
  * with approval, risk, classification, ownership and where they were seen; filters in the URL.
  */
-import { useState } from 'react';
 import { api, ok } from '../api/client';
-import { useAction, useLoad } from '../api/hooks';
+import { usePaged } from '../api/hooks';
 import type { components } from '../api/schema';
 import { enumWords } from '../format';
 import { Link, setQuery, useLocation } from '../router';
@@ -25,21 +24,15 @@ export default function Agents({ params }: { params: Record<string, string> }) {
   const shadow = query.get('shadow') ?? '';
   const approval = query.get('approval_state') ?? '';
   const key = `${project}|${shadow}|${approval}`;
-  const fetchPage = async (cursor?: string) =>
-    ok(
+  const fetchPage = async (cursor?: string) => {
+    const p = ok(
       await api.GET('/api/v1/assets', {
         params: { query: { project_id: project, limit: 100, ...(shadow ? { shadow: shadow === 'true' } : {}), ...(approval ? { approval_state: [approval] } : {}), ...(cursor ? { cursor } : {}) } },
       }),
     );
-  const first = useLoad(() => fetchPage(), [key]);
-  const [extra, setExtra] = useState<{ key: string; rows: Asset[]; cursor: string | null } | null>(null);
-  const more = useAction(async (cursor: string) => {
-    const p = await fetchPage(cursor);
-    setExtra((e) => ({ key, rows: [...(e?.key === key ? e.rows : []), ...p.assets], cursor: p.next_cursor ?? null }));
-  });
-  const mine = extra?.key === key ? extra : null;
-  const rows = [...(first.data?.assets ?? []), ...(mine?.rows ?? [])];
-  const cursor = mine ? mine.cursor : (first.data?.next_cursor ?? null);
+    return { items: p.assets, next: p.next_cursor };
+  };
+  const { first, rows, more, moreError } = usePaged(fetchPage, [key]);
   const columns: Column<Asset>[] = [
     {
       id: 'name',
@@ -74,9 +67,9 @@ export default function Agents({ params }: { params: Record<string, string> }) {
         {pick('approval_state', approval, [['', 'any'], ...(['UNREVIEWED', 'APPROVED', 'REJECTED'].map((s) => [`APPROVAL_STATE_${s}`, s.toLowerCase()]) as [string, string][])])}
       </div>
       <ErrorNote error={first.error} what="The inventory could not be read" />
-      <ErrorNote error={more.error} what="The next page could not be read" />
+      <ErrorNote error={moreError} what="The next page could not be read" />
       {first.data ? (
-        <DataTable rows={rows} columns={columns} rowKey={(a) => a.id} label="Agent inventory" empty="No agent matches. Agents appear when their runs arrive, or when declared with svc assets declare." more={cursor ? { load: () => void more.run(cursor), pending: more.pending } : undefined} />
+        <DataTable rows={rows} columns={columns} rowKey={(a) => a.id} label="Agent inventory" empty="No agent matches. Agents appear when their runs arrive, or when declared with svc assets declare." more={more} />
       ) : first.loading ? <Loading /> : null}
     </Page>
   );

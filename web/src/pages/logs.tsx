@@ -6,7 +6,7 @@
  */
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, ok } from '../api/client';
-import { useAction, useLoad } from '../api/hooks';
+import { usePaged } from '../api/hooks';
 import type { paths } from '../api/schema';
 import { follow } from '../api/sse';
 import { Link, navigate, useLocation } from '../router';
@@ -46,20 +46,17 @@ export default function Logs({ params }: { params: Record<string, string> }) {
   const f = filtersOf(query);
   const key = JSON.stringify(f);
   const tailing = query.get('tail') === '1';
-  const page = (cursor?: string) =>
-    api.GET('/api/v1/logs', {
-      params: { query: { project_id: project, limit: 200, ...apiFilters(f), ...(f.since ? { since: f.since } : {}), ...(f.until ? { until: f.until } : {}), ...(cursor ? { cursor } : {}) } },
-    }).then(ok);
-  // Read again when the tail stops: the list then holds what arrived meanwhile.
-  const first = useLoad(async () => (tailing ? null : page()), [project, key, tailing]);
-  const [more, setMore] = useState<{ key: string; logs: Log[]; cursor: string | null } | null>(null);
-  const next = useAction(async (cursor: string) => {
-    const p = await page(cursor);
-    setMore((m) => ({ key, logs: [...(m?.key === key ? m.logs : []), ...p.logs], cursor: p.next_cursor ?? null }));
-  });
-  const mine = more?.key === key ? more : null;
-  const rows = [...(first.data?.logs ?? []), ...(mine?.logs ?? [])];
-  const cursor = mine ? mine.cursor : (first.data?.next_cursor ?? null);
+  const page = async (cursor?: string) => {
+    // While the tail runs the search is not read; read again when it stops (the list then holds what arrived).
+    if (tailing) return { items: [] as Log[], next: null };
+    const p = ok(
+      await api.GET('/api/v1/logs', {
+        params: { query: { project_id: project, limit: 200, ...apiFilters(f), ...(f.since ? { since: f.since } : {}), ...(f.until ? { until: f.until } : {}), ...(cursor ? { cursor } : {}) } },
+      }),
+    );
+    return { items: p.logs, next: p.next_cursor };
+  };
+  const { first, rows, more, moreError } = usePaged(page, [project, key, tailing]);
 
   const columns: Column<Log>[] = [
     { id: 'time', header: 'Time', cell: ({ row }) => <Time iso={row.original.timestamp} /> },
@@ -93,9 +90,9 @@ export default function Logs({ params }: { params: Record<string, string> }) {
       ) : (
         <>
           <ErrorNote error={first.error} what="The logs could not be searched" />
-          <ErrorNote error={next.error} what="The next page could not be read" />
+          <ErrorNote error={moreError} what="The next page could not be read" />
           {first.data ? (
-            <DataTable rows={rows} columns={columns} rowKey={(l) => l.log_id} label="Log records" empty="No log record matches in this window." more={cursor ? { load: () => void next.run(cursor), pending: next.pending } : undefined} />
+            <DataTable rows={rows} columns={columns} rowKey={(l) => l.log_id} label="Log records" empty="No log record matches in this window." more={more} />
           ) : first.loading ? <Loading what="Searching" /> : null}
         </>
       )}

@@ -15,10 +15,26 @@ type Member = components['schemas']['Member'];
 type Invitation = components['schemas']['Invitation'];
 const ROLES = ['member', 'admin', 'owner'] as const;
 
+/** Every member, page after page (an organization's people fit in a page's memory); past MEMBER_PAGES pages the list says it stopped. */
+const MEMBER_PAGES = 25;
+async function everyMember(): Promise<{ members: Member[]; truncated: boolean }> {
+  const members: Member[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < MEMBER_PAGES; i++) {
+    const page = ok(await api.GET('/api/v1/members', { params: { query: { limit: 200, ...(cursor ? { cursor } : {}) } } }));
+    members.push(...page.members);
+    cursor = page.next_cursor ?? undefined;
+    if (!cursor) break;
+  }
+  // Newest first, as every list of the UI.
+  members.sort((a, b) => b.created_at.localeCompare(a.created_at) || a.email.localeCompare(b.email));
+  return { members, truncated: cursor !== undefined };
+}
+
 export default function Members() {
   const { me } = useSession();
   const canWrite = me.scopes.includes('members:write');
-  const members = useLoad(async () => ok(await api.GET('/api/v1/members', { params: { query: { limit: 200 } } })), []);
+  const members = useLoad(() => everyMember(), []);
   const invitations = useLoad(async () => (canWrite ? ok(await api.GET('/api/v1/invitations', { params: { query: { limit: 200 } } })) : null), [canWrite]);
   const act = useAction(async (fn: () => Promise<unknown>) => {
     await fn();
@@ -86,7 +102,12 @@ export default function Members() {
       <ErrorNote error={act.error} what="Not done" />
       <h2>People</h2>
       <ErrorNote error={members.error} what="The members could not be listed" />
-      {members.data ? <DataTable rows={members.data.members} columns={memberColumns} rowKey={(m) => m.user_id} label="People" empty="No member." /> : members.loading ? <Loading /> : null}
+      {members.data ? (
+        <>
+          {members.data.truncated ? <p className="muted">The first {members.data.members.length.toLocaleString('en-US')} members are listed.</p> : null}
+          <DataTable rows={members.data.members} columns={memberColumns} rowKey={(m) => m.user_id} label="People" empty="No member." />
+        </>
+      ) : members.loading ? <Loading /> : null}
       {canWrite ? (
         <>
           <h2>Invitations</h2>

@@ -8,7 +8,7 @@ import { api, ok } from '../api/client';
 import { useLoad } from '../api/hooks';
 import { count, duration, operation } from '../format';
 import { Link, setQuery, useLocation } from '../router';
-import { Cost, ErrorNote, Loading, Page, Status, Time, Unavailable } from '../ui';
+import { Cost, ErrorNote, Loading, Page, Status, Time, TimelineBar, Unavailable } from '../ui';
 import { StepContent } from './run-content';
 
 export default function Run({ params }: { params: Record<string, string> }) {
@@ -85,8 +85,6 @@ export default function Run({ params }: { params: Record<string, string> }) {
           </thead>
           <tbody>
             {ordered.map((s) => {
-              const left = ((Date.parse(s.started_at) - start) / span) * 100;
-              const width = Math.max(0.5, (s.duration_ms / span) * 100);
               const isModel = s.input_tokens !== undefined || s.output_tokens !== undefined || s.model !== undefined;
               return (
                 <tr key={s.step_id} aria-selected={selected?.step_id === s.step_id} className={selected?.step_id === s.step_id ? 'selected' : undefined}>
@@ -97,9 +95,7 @@ export default function Run({ params }: { params: Record<string, string> }) {
                   </td>
                   <td>{operation(s.canonical_operation)}</td>
                   <td>{s.outcome ? <Status value={operation(s.outcome)} /> : <span className="muted">unset</span>}</td>
-                  <td className="timeline" aria-hidden="true">
-                    <span className={`bar ${s.outcome === 'OUTCOME_ERROR' ? 'bar-error' : ''}`} style={{ left: `${Math.min(99.5, left)}%`, width: `${Math.min(100 - left, width)}%` }} />
-                  </td>
+                  <TimelineBar origin={start} total={span} startedAt={s.started_at} durationMs={s.duration_ms} error={s.outcome === 'OUTCOME_ERROR'} />
                   <td className="num">{duration(s.duration_ms)}</td>
                   <td>{tokens(s.input_tokens)}</td>
                   <td>{tokens(s.output_tokens)}</td>

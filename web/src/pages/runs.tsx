@@ -4,7 +4,7 @@
  */
 import { useState, type FormEvent } from 'react';
 import { api, ok } from '../api/client';
-import { useAction, useLoad } from '../api/hooks';
+import { usePaged } from '../api/hooks';
 import type { components } from '../api/schema';
 import { count, duration } from '../format';
 import { Link, setQuery, useLocation } from '../router';
@@ -20,9 +20,8 @@ export default function Runs({ params }: { params: Record<string, string> }) {
   const { query } = useLocation();
   const filters = Object.fromEntries(FILTERS.map((f) => [f, query.get(f) ?? ''])) as Record<(typeof FILTERS)[number], string>;
   const key = JSON.stringify(filters);
-  const [extra, setExtra] = useState<{ key: string; runs: Run[]; cursor: string | null } | null>(null);
-  const fetchPage = async (cursor?: string) =>
-    ok(
+  const fetchPage = async (cursor?: string) => {
+    const page = ok(
       await api.GET('/api/v1/agent-runs', {
         params: {
           query: {
@@ -38,14 +37,9 @@ export default function Runs({ params }: { params: Record<string, string> }) {
         },
       }),
     );
-  const first = useLoad(() => fetchPage(), [project, key]);
-  const more = useAction(async (cursor: string) => {
-    const page = await fetchPage(cursor);
-    setExtra((e) => ({ key, runs: [...(e?.key === key ? e.runs : []), ...page.runs], cursor: page.next_cursor ?? null }));
-  });
-  const mine = extra?.key === key ? extra : null;
-  const rows = [...(first.data?.runs ?? []), ...(mine?.runs ?? [])];
-  const cursor = mine ? mine.cursor : (first.data?.next_cursor ?? null);
+    return { items: page.runs, next: page.next_cursor };
+  };
+  const { first, rows, more, moreError } = usePaged(fetchPage, [project, key]);
 
   const columns: Column<Run>[] = [
     {
@@ -74,7 +68,7 @@ export default function Runs({ params }: { params: Record<string, string> }) {
     <Page title="Agent runs">
       <RunFilters initial={filters} />
       <ErrorNote error={first.error} what="The runs could not be listed" />
-      <ErrorNote error={more.error} what="The next page could not be read" />
+      <ErrorNote error={moreError} what="The next page could not be read" />
       {first.data ? (
         <DataTable
           rows={rows}
@@ -82,7 +76,7 @@ export default function Runs({ params }: { params: Record<string, string> }) {
           rowKey={(r) => r.run_id}
           label="Agent runs"
           empty="No run matches. Runs arrive as OpenTelemetry GenAI spans (the README's quickstart sends one)."
-          more={cursor ? { load: () => void more.run(cursor), pending: more.pending } : undefined}
+          more={more}
         />
       ) : first.loading ? <Loading what="Loading runs" /> : null}
     </Page>

@@ -5,7 +5,7 @@
  */
 import { useState, type FormEvent } from 'react';
 import { api, ok } from '../api/client';
-import { useAction, useLoad } from '../api/hooks';
+import { useAction, usePaged } from '../api/hooks';
 import type { components } from '../api/schema';
 import { enumWords } from '../format';
 import { setQuery, useLocation } from '../router';
@@ -29,8 +29,8 @@ export default function Signals({ params }: { params: Record<string, string> }) 
   const severity = query.get('severity') ?? '';
   const kind = query.get('kind') ?? '';
   const key = `${project}|${status}|${severity}|${kind}`;
-  const fetchPage = async (cursor?: string) =>
-    ok(
+  const fetchPage = async (cursor?: string) => {
+    const p = ok(
       await api.GET('/api/v1/review-signals', {
         params: {
           query: {
@@ -44,20 +44,13 @@ export default function Signals({ params }: { params: Record<string, string> }) 
         },
       }),
     );
-  const first = useLoad(() => fetchPage(), [key]);
-  const [extra, setExtra] = useState<{ key: string; rows: Signal[]; cursor: string | null } | null>(null);
-  const more = useAction(async (cursor: string) => {
-    const p = await fetchPage(cursor);
-    setExtra((e) => ({ key, rows: [...(e?.key === key ? e.rows : []), ...p.review_signals], cursor: p.next_cursor ?? null }));
-  });
-  const mine = extra?.key === key ? extra : null;
-  const rows = [...(first.data?.review_signals ?? []), ...(mine?.rows ?? [])];
-  const cursor = mine ? mine.cursor : (first.data?.next_cursor ?? null);
+    return { items: p.review_signals, next: p.next_cursor };
+  };
+  const { first, rows, more, moreError } = usePaged(fetchPage, [key]);
   const [dismissing, setDismissing] = useState<Signal | null>(null);
   const canWrite = me.scopes.includes('agents:write');
   const ack = useAction(async (id: string) => {
     ok(await api.POST('/api/v1/review-signals/{signalId}/acknowledge', { params: { path: { signalId: id } } }));
-    setExtra(null);
     first.reload();
   });
 
@@ -111,10 +104,10 @@ export default function Signals({ params }: { params: Record<string, string> }) 
         {chips('kind', kind, KINDS, 'REVIEW_SIGNAL_KIND')}
       </div>
       <ErrorNote error={first.error} what="The signals could not be listed" />
-      <ErrorNote error={ack.error ?? more.error} what="Not done" />
-      {dismissing ? <Dismiss signal={dismissing} onDone={() => { setDismissing(null); setExtra(null); first.reload(); }} /> : null}
+      <ErrorNote error={ack.error ?? moreError} what="Not done" />
+      {dismissing ? <Dismiss signal={dismissing} onDone={() => { setDismissing(null); first.reload(); }} /> : null}
       {first.data ? (
-        <DataTable rows={rows} columns={columns} rowKey={(s) => s.id} label="Signals" empty="No signal matches: nothing waits for a person." more={cursor ? { load: () => void more.run(cursor), pending: more.pending } : undefined} />
+        <DataTable rows={rows} columns={columns} rowKey={(s) => s.id} label="Signals" empty="No signal matches: nothing waits for a person." more={more} />
       ) : first.loading ? <Loading /> : null}
     </Page>
   );

@@ -8,7 +8,7 @@ import { api, ok } from '../api/client';
 import { useLoad } from '../api/hooks';
 import { count, duration } from '../format';
 import { Link, setQuery, useLocation } from '../router';
-import { ErrorNote, Loading, Page, Time, Withheld } from '../ui';
+import { ErrorNote, Loading, Page, Time, TimelineBar, Withheld } from '../ui';
 
 function Attributes({ attrs, withheld, label }: { attrs: Record<string, unknown>; withheld?: string[]; label: string }) {
   const entries = Object.entries(attrs);
@@ -53,8 +53,6 @@ export default function Trace({ params }: { params: Record<string, string> }) {
           </thead>
           <tbody>
             {t.spans.map((s) => {
-              const left = ((Date.parse(s.started_at) - start) / span) * 100;
-              const width = Math.max(0.5, (s.duration_ms / span) * 100);
               return (
                 <tr key={s.span_id} className={selected?.span_id === s.span_id ? 'selected' : undefined}>
                   <td style={{ paddingLeft: `${0.5 + s.depth * 1.1}rem` }}>
@@ -62,9 +60,7 @@ export default function Trace({ params }: { params: Record<string, string> }) {
                     {s.orphan ? <span className="muted"> (parent not received)</span> : null}
                   </td>
                   <td>{s.service_name ?? <span className="muted">—</span>}</td>
-                  <td className="timeline" aria-hidden="true">
-                    <span className={`bar ${s.status.code === 'error' ? 'bar-error' : ''}`} style={{ left: `${Math.min(99.5, left)}%`, width: `${Math.min(100 - left, width)}%` }} />
-                  </td>
+                  <TimelineBar origin={start} total={span} startedAt={s.started_at} durationMs={s.duration_ms} error={s.status.code === 'error'} />
                   <td className="num">{duration(s.duration_ms)}</td>
                   <td>{s.status.code}{s.status.message ? <span className="muted">: {s.status.message}</span> : null}</td>
                 </tr>

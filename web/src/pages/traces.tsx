@@ -4,7 +4,7 @@
  */
 import { useState, type FormEvent } from 'react';
 import { api, ok } from '../api/client';
-import { useAction, useLoad } from '../api/hooks';
+import { usePaged } from '../api/hooks';
 import type { paths } from '../api/schema';
 import { count, duration } from '../format';
 import { Link, navigate, useLocation } from '../router';
@@ -21,8 +21,8 @@ export default function Traces({ params }: { params: Record<string, string> }) {
   const f = Object.fromEntries(FIELDS.map((k) => [k, query.get(k) ?? ''])) as Record<(typeof FIELDS)[number], string>;
   const attr = query.getAll('attr');
   const key = JSON.stringify([f, attr]);
-  const fetchPage = async (cursor?: string) =>
-    ok(
+  const fetchPage = async (cursor?: string) => {
+    const p = ok(
       await api.GET('/api/v1/traces', {
         params: {
           query: {
@@ -41,15 +41,9 @@ export default function Traces({ params }: { params: Record<string, string> }) {
         },
       }),
     );
-  const first = useLoad(() => fetchPage(), [project, key]);
-  const [extra, setExtra] = useState<{ key: string; rows: Trace[]; cursor: string | null } | null>(null);
-  const more = useAction(async (cursor: string) => {
-    const p = await fetchPage(cursor);
-    setExtra((e) => ({ key, rows: [...(e?.key === key ? e.rows : []), ...p.traces], cursor: p.next_cursor ?? null }));
-  });
-  const mine = extra?.key === key ? extra : null;
-  const rows = [...(first.data?.traces ?? []), ...(mine?.rows ?? [])];
-  const cursor = mine ? mine.cursor : (first.data?.next_cursor ?? null);
+    return { items: p.traces, next: p.next_cursor };
+  };
+  const { first, rows, more, moreError } = usePaged(fetchPage, [project, key]);
   const columns: Column<Trace>[] = [
     { id: 'root', header: 'Root span', cell: ({ row }) => <Link href={`/p/${project}/traces/${row.original.trace_id}`}>{row.original.root_span_name}</Link> },
     { id: 'service', header: 'Service', cell: ({ row }) => row.original.root_service_name ?? <span className="muted">—</span> },
@@ -63,9 +57,9 @@ export default function Traces({ params }: { params: Record<string, string> }) {
     <Page title="Traces">
       <TraceFilters key={key} initial={{ ...f, attr: attr.join('\n') }} />
       <ErrorNote error={first.error} what="The traces could not be searched" />
-      <ErrorNote error={more.error} what="The next page could not be read" />
+      <ErrorNote error={moreError} what="The next page could not be read" />
       {first.data ? (
-        <DataTable rows={rows} columns={columns} rowKey={(t) => t.trace_id} label="Trace list" empty="No trace started in this window matches." more={cursor ? { load: () => void more.run(cursor), pending: more.pending } : undefined} />
+        <DataTable rows={rows} columns={columns} rowKey={(t) => t.trace_id} label="Trace list" empty="No trace started in this window matches." more={more} />
       ) : first.loading ? <Loading what="Searching" /> : null}
     </Page>
   );
