@@ -48,6 +48,7 @@ for (const theme of ['light', 'dark'] as const) {
         [`/p/${p}/agents/${assetId}`, /^agent-/],
         [`/p/${p}/signals`, 'Review signals'],
         [`/p/${p}/containments`, 'Containments'],
+        [`/p/${p}/policy`, 'Content policy'],
         [`/p/${p}/containments/${containment}`, 'Containment pending'],
         [`/p/${p}/runs/${runId}?step=`, `Run ${runId}`],
         ['/settings/keys', 'API keys'],

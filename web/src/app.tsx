@@ -30,6 +30,7 @@ export const ROUTES: Route[] = [
   { path: '/p/:project/agents', page: page(() => import('./pages/agents')) },
   { path: '/p/:project/agents/:asset', page: page(() => import('./pages/agent')) },
   { path: '/p/:project/signals', page: page(() => import('./pages/signals')) },
+  { path: '/p/:project/policy', page: page(() => import('./pages/policy')) },
   { path: '/p/:project/containments', page: page(() => import('./pages/containments')) },
   { path: '/p/:project/containments/:id', page: page(() => import('./pages/containment')) },
   { path: '/settings/keys', page: page(() => import('./pages/keys')) },
@@ -69,6 +70,7 @@ const PROJECT_NAV: [string, string][] = [
   ['/agents', 'Agents'],
   ['/signals', 'Signals'],
   ['/containments', 'Containments'],
+  ['/policy', 'Content policy'],
 ];
 
 const SETTINGS_NAV: [string, string][] = [
