@@ -54,6 +54,8 @@ for (const theme of ['light', 'dark'] as const) {
         ['/settings/keys', 'API keys'],
         ['/settings/members', 'Members'],
         ['/settings/projects', 'Projects'],
+        ['/settings/pricing', 'Model prices'],
+        ['/settings/budgets', 'Evaluation budget'],
         ['/device', 'Connect a device'],
         [`/p/${p}/no-such-page`, 'Page not found'],
       ];

@@ -36,6 +36,8 @@ export const ROUTES: Route[] = [
   { path: '/settings/keys', page: page(() => import('./pages/keys')) },
   { path: '/settings/members', page: page(() => import('./pages/members')) },
   { path: '/settings/projects', page: page(() => import('./pages/projects')) },
+  { path: '/settings/pricing', page: page(() => import('./pages/pricing')) },
+  { path: '/settings/budgets', page: page(() => import('./pages/budgets')) },
 ];
 
 const NotFound = page(() => import('./pages/not-found'));
@@ -77,6 +79,8 @@ const SETTINGS_NAV: [string, string][] = [
   ['/settings/keys', 'API keys'],
   ['/settings/members', 'Members'],
   ['/settings/projects', 'Projects'],
+  ['/settings/pricing', 'Prices'],
+  ['/settings/budgets', 'Budget'],
 ];
 
 function Shell({ project, children }: { project?: string; children: React.ReactNode }) {
