@@ -61,8 +61,9 @@ export function guard(page: Page) {
   page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('requestfailed', (r) => {
-    // A live stream the page closed itself (leaving the tail) is not a failure.
-    if (r.failure()?.errorText === 'net::ERR_ABORTED' && new URL(r.url()).pathname.startsWith('/api/v1/stream/')) return;
+    // A read the page or the test's own navigation cancelled (leaving the live tail, a reload while a list
+    // refreshes) is not a failure; a refused connection, or any write that did not finish, is.
+    if (r.failure()?.errorText === 'net::ERR_ABORTED' && r.method() === 'GET') return;
     problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText}`);
   });
   page.on('response', (r) => r.status() >= 400 && problems.push(`response ${r.status()}: ${r.request().method()} ${r.url()}`));

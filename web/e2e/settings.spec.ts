@@ -45,7 +45,9 @@ test('create a project and change its sampling rate; an out-of-range rate is ref
   const row = page.getByRole('region', { name: 'Project list' }).getByRole('row').filter({ hasText: name });
   await expect(row).toBeVisible();
   await row.getByLabel(`Sampling rate of ${name}`).fill('0.25');
+  const saved = page.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes('/api/v1/projects/'));
   await row.getByRole('button', { name: `Save the rate of ${name}` }).click();
+  expect((await saved).status()).toBe(200);
   await page.reload();
   await expect(page.getByRole('region', { name: 'Project list' }).getByRole('row').filter({ hasText: name }).getByLabel(`Sampling rate of ${name}`)).toHaveValue('0.25');
   clean.expectNone();
