@@ -36,6 +36,11 @@ test('the run list shows the run; its page shows steps, tokens, cost and the rec
   await expect(page.getByTestId('run-cost')).toHaveText('$0.00650');
   const steps = page.getByRole('table', { name: 'Steps of this run' });
   for (const name of ['invoke_agent support', 'chat gpt-4o', 'execute_tool search', 'execute_tool send_email', 'retrieval kb', 'upsert_memory']) await expect(steps).toContainText(name);
+  // The tree: the root, then its children by start: the SDK started (and ended) the chat before the others,
+  // which start within microseconds of each other (their order among themselves is by step id when equal).
+  const names = await steps.getByRole('row').evaluateAll((rows) => rows.slice(1).map((r) => r.querySelector('td button')?.textContent));
+  expect(names.slice(0, 2)).toEqual(['invoke_agent support', 'chat gpt-4o']);
+  expect(names.slice(2).sort()).toEqual(['execute_tool search', 'execute_tool send_email', 'retrieval kb', 'upsert_memory']);
   const chat = steps.getByRole('row').filter({ hasText: 'chat gpt-4o' });
   await expect(chat).toContainText('1,200');
   await expect(chat).toContainText('350');

@@ -47,3 +47,10 @@ export function enumWords(value: string | null | undefined, prefix: string): str
   if (!value) return '—';
   return value.replace(new RegExp(`^${prefix}_`), '').toLowerCase().replace(/_/g, ' ');
 }
+
+/** An RFC 3339 time as microseconds since the epoch (the API's times carry up to six fractional digits), for ordering. */
+export function isoMicros(iso: string): number {
+  const frac = /\.(\d+)/.exec(iso)?.[1] ?? '';
+  const ms = Date.parse(iso);
+  return Math.floor(ms / 1000) * 1_000_000 + Number((frac + '000000').slice(0, 6));
+}

@@ -6,7 +6,7 @@
  */
 import { api, ok } from '../api/client';
 import { useLoad } from '../api/hooks';
-import { count, duration, operation } from '../format';
+import { count, duration, isoMicros, operation } from '../format';
 import { Link, setQuery, useLocation } from '../router';
 import { Cost, ErrorNote, Loading, Page, Status, Time, TimelineBar, Unavailable } from '../ui';
 import { StepContent } from './run-content';
@@ -37,7 +37,7 @@ export default function Run({ params }: { params: Record<string, string> }) {
     if (parent) children.set(parent, [...(children.get(parent) ?? []), s]);
     else roots.push(s);
   }
-  const byStart = (a: (typeof steps)[number], b: (typeof steps)[number]) => a.started_at.localeCompare(b.started_at) || a.step_id.localeCompare(b.step_id);
+  const byStart = (a: (typeof steps)[number], b: (typeof steps)[number]) => isoMicros(a.started_at) - isoMicros(b.started_at) || a.step_id.localeCompare(b.step_id);
   const ordered: typeof steps = [];
   const visit = (list: typeof steps) => {
     for (const s of [...list].sort(byStart)) {
