@@ -19,7 +19,6 @@ import { codePoint, seenIn, type SeenIn } from './environments.js';
 import { newAsset } from './new-asset.js';
 import { principalRef, shadowKey, type SignalService } from './signals.js';
 import {
-  ACTIVE_STATUSES,
   type ApprovalState,
   type AssetChange,
   type AssetFilter,
@@ -339,11 +338,8 @@ export class AssetService {
     const created: AssetRecord[] = [];
     for (const key of keys) {
       const seenAt = usToIso(lastSeen.get(key) ?? this.clock.now().getTime() * 1000);
-      if (owners.has(key)) {
-        // Sighted again: an active shadow signal moves its last_seen_at forward (no second notification).
-        const s = await this.control.reviewSignals.findByDedup(project.id, shadowKey(key));
-        if (s && ACTIVE_STATUSES.includes(s.status)) await this.control.reviewSignals.touch(s.id, seenAt);
-      } else {
+      if (owners.has(key)) await this.signals.touchShadow(project.id, key, seenAt);
+      else {
         const a = await this.createShadow(project, key, seenAt);
         if (a) created.push(a);
       }
@@ -398,12 +394,7 @@ export class AssetService {
           const p = (await this.control.assets.liveProjects()).find((x) => x.id === projectId);
           if (p) await this.discoverKeys(p, fresh.sort(codePoint));
         }
-        // Sighted again: an active shadow signal moves its last_seen_at to this sighting (no second notification).
-        const seenAt = new Date(now).toISOString();
-        for (const k of again) {
-          const s = await this.control.reviewSignals.findByDedup(projectId, shadowKey(k));
-          if (s && ACTIVE_STATUSES.includes(s.status) && s.lastSeenAt < seenAt) await this.control.reviewSignals.touch(s.id, seenAt);
-        }
+        for (const k of again) await this.signals.touchShadow(projectId, k, new Date(now).toISOString());
       })
       .catch(onError);
   }

@@ -57,6 +57,12 @@ export class SignalService {
     return this.clock.now().toISOString();
   }
 
+  /** A shadow key sighted again: its active SHADOW_ASSET signal's last_seen_at moves forward to `seenAt` (never back; no second notification). */
+  async touchShadow(projectId: string, observationKey: string, seenAt: string): Promise<void> {
+    const s = await this.control.reviewSignals.findByDedup(projectId, shadowKey(observationKey));
+    if (s && ACTIVE_STATUSES.includes(s.status) && s.lastSeenAt < seenAt) await this.control.reviewSignals.touch(s.id, seenAt);
+  }
+
   // ---- killed-credential signals (raised by the containment part)
 
   /**
